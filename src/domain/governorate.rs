@@ -1,0 +1,73 @@
+//! Egyptian governorates and the two-digit codes the national-ID number uses for them.
+
+/// A governorate (or "born abroad") as coded in positions 8 and 9 of the national ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Governorate {
+    pub code: u8,
+    pub arabic: &'static str,
+    pub english: &'static str,
+}
+
+/// Every code the surveyed validators accept (../shared/domain.md §2.1).
+pub const GOVERNORATES: [Governorate; 28] = [
+    g(1, "القاهرة", "Cairo"),
+    g(2, "الإسكندرية", "Alexandria"),
+    g(3, "بورسعيد", "Port Said"),
+    g(4, "السويس", "Suez"),
+    g(11, "دمياط", "Damietta"),
+    g(12, "الدقهلية", "Dakahlia"),
+    g(13, "الشرقية", "Sharqia"),
+    g(14, "القليوبية", "Qalyubia"),
+    g(15, "كفر الشيخ", "Kafr El Sheikh"),
+    g(16, "الغربية", "Gharbia"),
+    g(17, "المنوفية", "Monufia"),
+    g(18, "البحيرة", "Beheira"),
+    g(19, "الإسماعيلية", "Ismailia"),
+    g(21, "الجيزة", "Giza"),
+    g(22, "بني سويف", "Beni Suef"),
+    g(23, "الفيوم", "Fayoum"),
+    g(24, "المنيا", "Minya"),
+    g(25, "أسيوط", "Assiut"),
+    g(26, "سوهاج", "Sohag"),
+    g(27, "قنا", "Qena"),
+    g(28, "أسوان", "Aswan"),
+    g(29, "الأقصر", "Luxor"),
+    g(31, "البحر الأحمر", "Red Sea"),
+    g(32, "الوادي الجديد", "New Valley"),
+    g(33, "مطروح", "Matrouh"),
+    g(34, "شمال سيناء", "North Sinai"),
+    g(35, "جنوب سيناء", "South Sinai"),
+    g(88, "خارج الجمهورية", "Born abroad"),
+];
+
+const fn g(code: u8, arabic: &'static str, english: &'static str) -> Governorate {
+    Governorate { code, arabic, english }
+}
+
+impl Governorate {
+    pub fn from_code(code: u8) -> Option<Governorate> {
+        GOVERNORATES.iter().copied().find(|gov| gov.code == code)
+    }
+
+    pub fn from_arabic(name: &str) -> Option<Governorate> {
+        GOVERNORATES.iter().copied().find(|gov| gov.arabic == name)
+    }
+
+    /// The governorates a person can live in (every code but "born abroad").
+    pub fn residential() -> impl Iterator<Item = Governorate> {
+        GOVERNORATES.iter().copied().filter(|gov| gov.code != 88)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_up_by_code_and_name() {
+        assert_eq!(Governorate::from_code(21).unwrap().english, "Giza");
+        assert_eq!(Governorate::from_arabic("القاهرة").unwrap().code, 1);
+        assert!(Governorate::from_code(5).is_none());
+        assert_eq!(Governorate::residential().count(), 27);
+    }
+}

@@ -1,0 +1,6 @@
+//! hawiya: reads Egyptian identity and vehicle documents and returns the printed fields.
+
+pub mod domain;
+pub mod pipeline;
+pub mod record;
+pub mod synth;

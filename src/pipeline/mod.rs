@@ -1,0 +1,20 @@
+//! The document pipeline: bytes in, one extraction record out.
+//!
+//! decode → locate and rectify → classify kind and side → cut field crops → read
+//! them through the recognizer's batcher → post-process and validate per kind.
+
+mod extraction;
+
+pub use extraction::{ExtractError, Extraction, IdType};
+
+/// Reads one uploaded file. Implemented by the real pipeline; the HTTP layer only
+/// sees this trait, so its tests can substitute a double.
+///
+/// `extract` blocks (CPU work and waiting on the recognizer's batcher); async callers
+/// run it on a blocking thread.
+pub trait Extractor: Send + Sync + 'static {
+    fn extract(&self, bytes: &[u8], id_type: IdType) -> Result<Extraction, ExtractError>;
+
+    /// True once the model is loaded and the batcher is running.
+    fn is_ready(&self) -> bool;
+}

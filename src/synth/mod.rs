@@ -1,0 +1,6 @@
+//! The synthetic document generator (`hawiya synth`): coherent identities rendered
+//! onto every kind of document, with exact ground truth.
+
+mod document;
+
+pub use document::{LineCategory, SynthDocument};
