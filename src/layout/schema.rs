@@ -209,6 +209,8 @@ pub enum GraphicKind {
     Plate,
     /// A signature scribble.
     Signature,
+    /// Where the SPECIMEN / عينة mark is printed (every synthetic document has one).
+    Specimen,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -21,7 +21,7 @@ const NID_FRONT: [Sample; 3] = [
         ("last_name", "اشرف عبدالعزيز محمد حسنين"),
         ("address_line1", "٧ ش منصور عطفة رامز لاظوغلى"),
         ("address_line2", "السيدة زينب - القاهرة"),
-        ("national_id", "٢٩٠٠٣٠٧٠١٠١٢٣٥"),
+        ("national_id", "٢٩٠٠٣٠٧٠١٠١٢٣٦"),
         ("birth_date", "١٩٩٠/٠٣/٠٧"),
         ("serial", "AB1234567"),
     ],
@@ -30,7 +30,7 @@ const NID_FRONT: [Sample; 3] = [
         ("last_name", "محمود السيد الشربيني"),
         ("address_line1", "٤٢٩ البنفسج عمارات"),
         ("address_line2", "قسم أول المنصورة - الدقهلية"),
-        ("national_id", "٣٠١١٠٢١١٢٠٤٧٢٢"),
+        ("national_id", "٣٠١١٠٢١١٢٠٤٧٢٣"),
         ("birth_date", "٢٠٠١/١٠/٢١"),
         ("serial", "KM7702314"),
     ],
@@ -39,7 +39,7 @@ const NID_FRONT: [Sample; 3] = [
         ("last_name", "حسن علي أبو زيد"),
         ("address_line1", "١٥ ش الجمهورية"),
         ("address_line2", "مركز ملوي - المنيا"),
-        ("national_id", "٢٨٥٠٥١٢٢٤٠٠٥٥٣"),
+        ("national_id", "٢٨٥٠٥١٢٢٤٠٠٥٥٧"),
         ("birth_date", "١٩٨٥/٠٥/١٢"),
         ("serial", "IT0052871"),
     ],
@@ -47,7 +47,7 @@ const NID_FRONT: [Sample; 3] = [
 
 const NID_BACK: [Sample; 2] = [
     &[
-        ("national_id", "٢٩٠٠٣٠٧٠١٠١٢٣٥"),
+        ("national_id", "٢٩٠٠٣٠٧٠١٠١٢٣٦"),
         ("issue_date", "٢٠٢٤/٠٨"),
         ("job", "مهندس"),
         ("workplace", "شركة مصر للبترول"),
@@ -57,7 +57,7 @@ const NID_BACK: [Sample; 2] = [
         ("expiry_date", "٢٠٣١/٠٨/١٢"),
     ],
     &[
-        ("national_id", "٣٠١١٠٢١١٢٠٤٧٢٢"),
+        ("national_id", "٣٠١١٠٢١١٢٠٤٧٢٣"),
         ("issue_date", "٢٠٢٢/٠١"),
         ("job", "بكالوريوس تجارة"),
         ("gender", "أنثى"),
@@ -73,7 +73,7 @@ const DRIVER: [Sample; 1] = [&[
     ("nationality", "مصري"),
     ("address", "١٢ ش التحرير الدقي - الجيزة"),
     ("job", "محاسب"),
-    ("national_id", "٢٩٠٠٣٠٧٠١٠١٢٣٥"),
+    ("national_id", "٢٩٠٠٣٠٧٠١٠١٢٣٦"),
     ("licence_category", "خاصة"),
     ("traffic_unit", "وحدة مرور المقطم"),
     ("issue_date", "٢٠٢٣/٠٤/١٨"),
@@ -87,7 +87,7 @@ const CAR_FRONT: [Sample; 1] = [&[
     ("owner_name", "كريم سامي فؤاد عبد الحميد"),
     ("nationality", "مصري"),
     ("address", "٣ ش الثورة مصر الجديدة - القاهرة"),
-    ("owner_national_id", "٢٨٨١١٢٠٠١٠٣٤٥١"),
+    ("owner_national_id", "٢٨٨١١٢٠٠١٠٣٤٥٢"),
     ("traffic_unit", "وحدة مرور عين الصيرة"),
     ("issue_date", "٢٠٢٤/٠٢/٠١"),
     ("expiry_date", "٢٠٢٧/٠١/٣١"),
@@ -123,9 +123,9 @@ const PASSPORT: [Sample; 1] = [&[
     ("expiry_date", "01/01/2031"),
     ("issuing_office", "مصلحة الجوازات - العباسية"),
     ("profession", "مهندس"),
-    ("national_id", "29003070101235"),
+    ("national_id", "29003070101236"),
     ("mrz_line1", "P<EGYELSAYED<<MOHAMED<AHMED<<<<<<<<<<<<<<<<<"),
-    ("mrz_line2", "A123456784EGY9003075M3101011290030701012358<"),
+    ("mrz_line2", "A123456784EGY9003071M31010122900307010123644"),
 ]];
 
 const PERMIT: [Sample; 1] = [&[

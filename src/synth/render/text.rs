@@ -124,6 +124,16 @@ impl TextEngine {
     /// Shapes `text` in `font` at `px` pixels per em, drawing each character the font
     /// lacks with a fallback font (see [`FontLibrary::resolve`]).
     pub fn shape(&mut self, text: &str, font: FontId, px: f32) -> ShapedLine {
+        // cosmic-text 0.19 drops a leading left-to-right run (a house number, a Latin
+        // code) of a right-to-left paragraph; an invisible RIGHT-TO-LEFT MARK in front
+        // keeps it, without changing the paragraph direction or the visual order.
+        let marked;
+        let (text, skip) = if needs_leading_mark(text) {
+            marked = format!("{RLM}{text}");
+            (marked.as_str(), RLM.len_utf8())
+        } else {
+            (text, 0)
+        };
         let mut attrs = AttrsList::new(&self.attrs(font));
         let resolved = self.library.resolve(text, font);
         let mut i = 0;
@@ -145,14 +155,14 @@ impl TextEngine {
         let mut width = 0.0;
         for line in &lines {
             width = line.w;
-            for g in &line.glyphs {
+            for g in line.glyphs.iter().filter(|g| g.start >= skip) {
                 let physical = g.physical((0.0, 0.0), 1.0);
                 glyphs.push(PlacedGlyph {
                     key: physical.cache_key,
                     x: physical.x,
                     y: physical.y,
-                    start: g.start,
-                    end: g.end,
+                    start: g.start - skip,
+                    end: g.end - skip,
                 });
             }
         }
@@ -262,6 +272,18 @@ impl TextEngine {
         let shaped = self.shape(text, font, px);
         self.rasterize(&shaped)
     }
+}
+
+const RLM: char = '\u{200F}';
+
+/// A letter that makes a paragraph right-to-left (Arabic letters, not digits).
+fn is_strong_rtl(c: char) -> bool {
+    matches!(c, '\u{0620}'..='\u{064A}' | '\u{066E}'..='\u{06D3}' | '\u{06FA}'..='\u{06FF}' | '\u{FB50}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFF}')
+}
+
+/// Whether `text` is a right-to-left paragraph that does not start with an RTL letter.
+fn needs_leading_mark(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| !is_strong_rtl(c)) && text.chars().any(is_strong_rtl)
 }
 
 thread_local! {
