@@ -267,3 +267,61 @@ fn line_crops_cover_every_category_and_script() {
         );
     }
 }
+
+#[test]
+fn every_generated_character_has_a_glyph_in_every_font_choice() {
+    use rand::SeedableRng;
+    let library = FontLibrary::global().unwrap();
+    for kind in DocumentKind::ALL {
+        let layout = hawiya::layout::builtin(kind);
+        for seed in 0..150 {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let doc = hawiya::synth::identity::generate(kind, &mut rng);
+            for (key, text) in &doc.fields {
+                let Some(spec) = layout.field(key) else {
+                    continue;
+                };
+                for font in library.fonts_for(spec.script) {
+                    for (i, used) in library.resolve(text, font) {
+                        let c = text[i..].chars().next().unwrap();
+                        assert!(
+                            c.is_whitespace() || library.font(used).covers(c),
+                            "{kind} {key}: {c:?} ({:04X}) of {text:?} has no glyph",
+                            c as u32
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_layout_field_is_a_key_the_generator_prints() {
+    use rand::SeedableRng;
+    for kind in DocumentKind::ALL {
+        let layout = hawiya::layout::builtin(kind);
+        let mut printed = std::collections::BTreeSet::new();
+        for seed in 0..300 {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            printed.extend(
+                hawiya::synth::identity::generate(kind, &mut rng)
+                    .fields
+                    .into_keys(),
+            );
+        }
+        for field in &layout.fields {
+            assert!(
+                printed.contains(&field.key),
+                "{kind}: layout field `{}` is never generated",
+                field.key
+            );
+        }
+        for key in &printed {
+            assert!(
+                layout.field(key).is_some(),
+                "{kind}: generated field `{key}` has no place in the layout"
+            );
+        }
+    }
+}

@@ -97,6 +97,14 @@ pub fn render_card(
     })
 }
 
+/// How a text is printed: face, script and ink.
+struct Pen {
+    font: FontId,
+    script: Script,
+    color: [u8; 3],
+    opacity: f32,
+}
+
 struct Card<'a> {
     image: &'a mut RgbImage,
     layout: &'static Layout,
@@ -134,6 +142,7 @@ impl Card<'_> {
         // Background elements first, the portrait and barcode on top.
         let order = [
             GraphicKind::Watermark,
+            GraphicKind::Pyramids,
             GraphicKind::Band,
             GraphicKind::Hologram,
             GraphicKind::Emblem,
@@ -165,6 +174,9 @@ impl Card<'_> {
                             .unwrap_or("");
                         graphics::plate(self.image, rect, plate_band_color(usage));
                         self.draw_plate_band_text(engine, rect, faces);
+                    }
+                    GraphicKind::Pyramids => {
+                        graphics::pyramids(self.image, rect, self.layout.style.pattern.0, rng)
                     }
                     GraphicKind::Specimen => {}
                 }
@@ -218,17 +230,14 @@ impl Card<'_> {
                 layout.style.ink.0
             };
             let size = uniform(rng, fixed.size.min, fixed.size.max);
-            let rect = self.draw_text_in_box(
-                engine,
-                &fixed.text,
+            let pen = Pen {
                 font,
-                fixed.script,
-                fixed.rect,
-                fixed.align,
-                size,
+                script: fixed.script,
                 color,
-                0.95,
-            );
+                opacity: 0.95,
+            };
+            let rect =
+                self.draw_text_in_box(engine, &fixed.text, &pen, fixed.rect, fixed.align, size);
             let category = if fixed.script == Script::Arabic {
                 LineCategory::Other
             } else {
@@ -264,17 +273,35 @@ impl Card<'_> {
             let jitter = rng.random_range(0..18u8);
             let color = ink.map(|v| v.saturating_add(jitter));
             let opacity = uniform(rng, 0.88, 1.0);
-            let rect = self.draw_text_in_box(
-                engine,
-                text,
+            let pen = Pen {
                 font,
-                spec.script,
-                spec.rect,
-                spec.align,
-                size,
+                script: spec.script,
                 color,
                 opacity,
-            );
+            };
+            let rect = match plate_halves(text).filter(|_| spec.plate) {
+                Some((letters, digits)) => {
+                    let mid = (spec.rect.x0 + spec.rect.x1) / 2.0;
+                    let right = UnitRect {
+                        x0: mid,
+                        ..spec.rect
+                    };
+                    let left = UnitRect {
+                        x1: mid,
+                        ..spec.rect
+                    };
+                    let a =
+                        self.draw_text_in_box(engine, letters, &pen, right, Align::Center, size);
+                    let b = self.draw_text_in_box(engine, digits, &pen, left, Align::Center, size);
+                    [
+                        a[0].min(b[0]),
+                        a[1].min(b[1]),
+                        a[2].max(b[2]),
+                        a[3].max(b[3]),
+                    ]
+                }
+                None => self.draw_text_in_box(engine, text, &pen, spec.rect, spec.align, size),
+            };
             lines.push(PrintedLine {
                 key: Some(spec.key.clone()),
                 text: text.clone(),
@@ -288,21 +315,18 @@ impl Card<'_> {
 
     /// Draws `text` in `rect` at `size` (em as a fraction of the card height), shrunk
     /// to fit the box width; returns the ink box.
-    #[allow(clippy::too_many_arguments)]
     fn draw_text_in_box(
         &mut self,
         engine: &mut TextEngine,
         text: &str,
-        font: FontId,
-        script: Script,
+        pen: &Pen,
         rect: UnitRect,
         align: Align,
         size: f32,
-        color: [u8; 3],
-        opacity: f32,
     ) -> [f32; 4] {
         let [bx0, by0, bx1, by1] = self.px(rect);
         let mut px = (size * self.height).max(6.0);
+        let (font, script) = (pen.font, pen.script);
         let mut shaped = engine.shape(text, font, px);
         let box_w = bx1 - bx0;
         if shaped.width > box_w {
@@ -317,7 +341,7 @@ impl Card<'_> {
         }
         .round() as i32;
         let baseline = ((by0 + by1) / 2.0 + baseline_offset(script) * px).round() as i32;
-        paint::draw_text(self.image, &mask, x, baseline, color, opacity);
+        paint::draw_text(self.image, &mask, x, baseline, pen.color, pen.opacity);
         let left = (x - mask.origin_x) as f32;
         let top = (baseline - mask.baseline) as f32;
         let [ix0, iy0, ix1, iy1] = mask.ink.map(|v| v as f32);
@@ -342,15 +366,22 @@ impl Card<'_> {
         for [x0, y0, x1, y1] in rects {
             let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
             let diag = ((x1 - x0).powi(2) + (y1 - y0).powi(2)).sqrt();
-            let px = (diag * 0.13).round().max(8.0);
+            let px = (diag * 0.11).round().max(8.0);
             let latin = engine.render("SPECIMEN", faces.latin, px);
             let arabic = engine.render("عينة", faces.header, (px * 1.1).round());
             let angle = -((y1 - y0) / (x1 - x0)).atan() * 0.8;
             let red = [200, 30, 30];
-            draw_rotated(self.image, &latin, (cx, cy - px * 0.45), angle, red, 0.45);
-            draw_rotated(self.image, &arabic, (cx, cy + px * 0.75), angle, red, 0.45);
+            draw_rotated(self.image, &latin, (cx, cy - px * 0.45), angle, red, 0.4);
+            draw_rotated(self.image, &arabic, (cx, cy + px * 0.75), angle, red, 0.4);
         }
     }
+}
+
+/// A plate number split into its letters and its digits (`ن ص ر ١٢٣`).
+fn plate_halves(text: &str) -> Option<(&str, &str)> {
+    let split = text.find(|c: char| crate::domain::digits::digit_value(c).is_some())?;
+    let (letters, digits) = (text[..split].trim(), text[split..].trim());
+    (!letters.is_empty() && !digits.is_empty()).then_some((letters, digits))
 }
 
 /// Top band colour of an Egyptian plate by use (domain.md §3.3).
