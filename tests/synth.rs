@@ -325,3 +325,53 @@ fn every_layout_field_is_a_key_the_generator_prints() {
         }
     }
 }
+
+#[test]
+fn crops_do_not_depend_on_the_thread_or_the_order_they_are_made_in() {
+    use rayon::prelude::*;
+    let generator = LineGenerator::new(21).unwrap();
+    let forward: Vec<Vec<u8>> = (0..64)
+        .map(|i| generator.sample(i).image.into_raw())
+        .collect();
+    // Reverse order on the pool: other threads, other glyph-cache states.
+    let reversed: Vec<u64> = (0..64).rev().collect();
+    let mut parallel: Vec<Vec<u8>> = reversed
+        .par_iter()
+        .map(|&i| generator.sample(i).image.into_raw())
+        .collect();
+    parallel.reverse();
+    assert_eq!(forward, parallel);
+}
+
+#[test]
+fn shaping_drops_no_character_of_any_generated_field() {
+    use rand::SeedableRng;
+    let library = FontLibrary::global().unwrap();
+    with_engine(|engine| {
+        for kind in DocumentKind::ALL {
+            let layout = hawiya::layout::builtin(kind);
+            for seed in 0..40 {
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                let doc = hawiya::synth::identity::generate(kind, &mut rng);
+                for (key, text) in &doc.fields {
+                    let Some(spec) = layout.field(key) else {
+                        continue;
+                    };
+                    for font in library.fonts_for(spec.script) {
+                        let line = engine.shape(text, font, 24.0);
+                        for (i, c) in text.char_indices().filter(|(_, c)| !c.is_whitespace()) {
+                            assert!(
+                                line.glyphs
+                                    .iter()
+                                    .any(|g| g.start <= i && i < g.end.max(g.start + 1)),
+                                "{kind} {key}: {c:?} at {i} of {text:?} has no glyph in {}",
+                                library.font(font).file
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    })
+    .unwrap();
+}
