@@ -1,6 +1,9 @@
 //! hawiya: reads Egyptian identity and vehicle documents and returns the printed fields.
 
 pub mod domain;
+pub mod http;
+pub mod keys;
 pub mod pipeline;
 pub mod record;
+pub mod store;
 pub mod synth;
