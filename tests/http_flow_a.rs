@@ -10,9 +10,26 @@ use http_support::{KEY, OTHER_KEY, TestServer, image};
 
 /// Every field of §2.2, in the reference's spelling.
 const FIELDS: [&str; 21] = [
-    "firstname", "lastname", "national_ID", "birthday", "gender", "city", "address1",
-    "address2", "religion", "status", "job", "issueDate", "expiry", "releseCity",
-    "platenumber", "passportType", "gender_2", "proccesstime", "imageName", "savedImage",
+    "firstname",
+    "lastname",
+    "national_ID",
+    "birthday",
+    "gender",
+    "city",
+    "address1",
+    "address2",
+    "religion",
+    "status",
+    "job",
+    "issueDate",
+    "expiry",
+    "releseCity",
+    "platenumber",
+    "passportType",
+    "gender_2",
+    "proccesstime",
+    "imageName",
+    "savedImage",
     "urlImage",
 ];
 
@@ -57,7 +74,10 @@ async fn upload_answers_an_id_and_the_result_is_delivered_once() {
     assert_eq!(upload.body["code"], 200);
     assert_eq!(upload.body["status"], "success");
     let id = upload.id();
-    assert!(id.len() >= 18 && id.bytes().all(|b| b.is_ascii_digit()), "{id}");
+    assert!(
+        id.len() >= 18 && id.bytes().all(|b| b.is_ascii_digit()),
+        "{id}"
+    );
     assert!(!id.contains("card"));
 
     let first = server.read(KEY, &id, "false").await;
@@ -70,14 +90,23 @@ async fn upload_answers_an_id_and_the_result_is_delivered_once() {
         if answer.body["data"] != serde_json::json!({}) {
             break answer;
         }
-        assert!(started.elapsed() < Duration::from_secs(10), "never finished");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "never finished"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_complete_result(&done.body);
 
     // Delivered results are purged at once.
-    server.read(KEY, &id, "false").await.assert_error(403, "ID_NOT_FOUND");
-    server.read(KEY, &id, "true").await.assert_error(403, "ID_NOT_FOUND");
+    server
+        .read(KEY, &id, "false")
+        .await
+        .assert_error(403, "ID_NOT_FOUND");
+    server
+        .read(KEY, &id, "true")
+        .await
+        .assert_error(403, "ID_NOT_FOUND");
 }
 
 #[tokio::test]
@@ -85,14 +114,20 @@ async fn the_reference_client_polling_sequence_gets_its_result() {
     // The reference client waits 2 s after upload, then reads up to 12 times with
     // 1.5 s between tries; OCR takes 2 to 5 s there. Here it takes 2.5 s.
     let server = TestServer::start(|_| {}).await;
-    let id = server.upload(KEY, Some("0"), image("delay=2500;")).await.id();
+    let id = server
+        .upload(KEY, Some("0"), image("delay=2500;"))
+        .await
+        .id();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let mut tries = 0;
     let result = loop {
         tries += 1;
         let answer = server.read(KEY, &id, "false").await;
         assert_eq!(answer.status, 200);
-        if answer.body["data"].as_object().is_some_and(|d| !d.is_empty()) {
+        if answer.body["data"]
+            .as_object()
+            .is_some_and(|d| !d.is_empty())
+        {
             break answer;
         }
         assert!(tries < 12, "no result after 12 reads");
@@ -141,7 +176,10 @@ async fn undelivered_results_expire_after_the_ttl() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     tokio::time::sleep(Duration::from_millis(700)).await;
-    server.read(KEY, &id, "false").await.assert_error(403, "ID_NOT_FOUND");
+    server
+        .read(KEY, &id, "false")
+        .await
+        .assert_error(403, "ID_NOT_FOUND");
 }
 
 #[tokio::test]
@@ -159,21 +197,39 @@ async fn another_keys_id_is_not_found_and_stays_with_its_owner() {
 #[tokio::test]
 async fn a_failed_extraction_reads_as_an_error_with_a_reason_and_costs_nothing() {
     let server = TestServer::start(|_| {}).await;
-    let upload = server.upload(KEY, None, image("fail=NO_DOCUMENT_FOUND;")).await;
+    let upload = server
+        .upload(KEY, None, image("fail=NO_DOCUMENT_FOUND;"))
+        .await;
     let before = upload.credits();
     let id = upload.id();
     let answer = server.read(KEY, &id, "true").await;
     answer.assert_error(422, "NO_DOCUMENT_FOUND");
-    assert_eq!(answer.credits(), before + 1, "the reservation is given back");
+    assert_eq!(
+        answer.credits(),
+        before + 1,
+        "the reservation is given back"
+    );
     // A failure is delivered once too.
-    server.read(KEY, &id, "false").await.assert_error(403, "ID_NOT_FOUND");
+    server
+        .read(KEY, &id, "false")
+        .await
+        .assert_error(403, "ID_NOT_FOUND");
 
-    let id = server.upload(KEY, Some("1"), image("fail=WRONG_ID_TYPE;")).await.id();
-    server.read(KEY, &id, "true").await.assert_error(422, "WRONG_ID_TYPE");
+    let id = server
+        .upload(KEY, Some("1"), image("fail=WRONG_ID_TYPE;"))
+        .await
+        .id();
+    server
+        .read(KEY, &id, "true")
+        .await
+        .assert_error(422, "WRONG_ID_TYPE");
 
     // A pipeline fault is a 500 with the JSON body, not a pending result forever.
     let id = server.upload(KEY, None, image("panic=1;")).await.id();
-    server.read(KEY, &id, "true").await.assert_error(500, "INTERNAL_ERROR");
+    server
+        .read(KEY, &id, "true")
+        .await
+        .assert_error(500, "INTERNAL_ERROR");
 }
 
 #[tokio::test]
@@ -192,7 +248,11 @@ async fn a_hundred_concurrent_uploads_are_each_delivered_exactly_once() {
     for upload in uploads {
         ids.push(upload.await.unwrap());
     }
-    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 100, "ids are unique");
+    assert_eq!(
+        ids.iter().collect::<HashSet<_>>().len(),
+        100,
+        "ids are unique"
+    );
 
     // Two concurrent blocked reads per id: exactly one gets the result.
     let reads = ids.iter().flat_map(|id| {

@@ -25,7 +25,10 @@ pub struct Caller {
 
 pub fn authenticate(headers: &HeaderMap, keys: &KeyRing) -> Result<Caller, ApiError> {
     let (presented, flow) = if let Some(value) = headers.get("apikey") {
-        (value.to_str().map_err(|_| ApiError::Unauthorized)?.trim(), Flow::A)
+        (
+            value.to_str().map_err(|_| ApiError::Unauthorized)?.trim(),
+            Flow::A,
+        )
     } else if let Some(value) = headers.get(header::AUTHORIZATION) {
         let value = value.to_str().map_err(|_| ApiError::Unauthorized)?.trim();
         let (scheme, token) = value.split_once(' ').ok_or(ApiError::Unauthorized)?;
@@ -77,7 +80,10 @@ mod tests {
             ("authorization", "Bearer"),
             ("x-other", "secret"),
         ] {
-            assert!(authenticate(&headers(name, value), &ring()).is_err(), "{name}: {value}");
+            assert!(
+                authenticate(&headers(name, value), &ring()).is_err(),
+                "{name}: {value}"
+            );
         }
     }
 }

@@ -45,7 +45,12 @@ pub struct ServeArgs {
     #[arg(long, env = "HAWIYA_UPLOAD_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub upload_timeout: Duration,
     /// API keys accepted besides the keys file, comma-separated (for quick starts and tests).
-    #[arg(long, env = "HAWIYA_API_KEYS", value_delimiter = ',', hide_env_values = true)]
+    #[arg(
+        long,
+        env = "HAWIYA_API_KEYS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
     pub api_keys: Vec<String>,
     /// Credits of a key first seen through HAWIYA_API_KEYS (the free tier).
     #[arg(long, env = "HAWIYA_FREE_CREDITS", default_value_t = FREE_TIER_CREDITS)]
@@ -142,7 +147,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "" | "s" => value,
         "m" => value * 60.0,
         "h" => value * 3600.0,
-        other => return Err(format!("unknown duration unit `{other}` (use ms, s, m or h)")),
+        other => {
+            return Err(format!(
+                "unknown duration unit `{other}` (use ms, s, m or h)"
+            ));
+        }
     };
     Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())
 }

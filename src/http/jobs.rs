@@ -122,7 +122,9 @@ async fn extract_with_retry(
         .await
         .unwrap_or_else(|panic| {
             tracing::error!(error = %panic, "the document pipeline panicked");
-            Err(ExtractError::Internal("the document pipeline failed".into()))
+            Err(ExtractError::Internal(
+                "the document pipeline failed".into(),
+            ))
         });
         match result {
             Err(ExtractError::Overloaded) if tokio::time::Instant::now() + backoff < give_up => {

@@ -170,7 +170,8 @@ impl Server {
         let (keys, created_key) = load_keys(&settings)?;
         let credits = Credits::open(&settings.credits_db, &keys)?;
         let store = JobStore::new(settings.result_ttl);
-        let sweep_every = (settings.result_ttl / 10).clamp(Duration::from_millis(50), Duration::from_secs(30));
+        let sweep_every =
+            (settings.result_ttl / 10).clamp(Duration::from_millis(50), Duration::from_secs(30));
         let sweeper = store.spawn_sweeper(sweep_every);
         let listener = tokio::net::TcpListener::bind(settings.addr)
             .await
@@ -252,7 +253,9 @@ pub async fn run(settings: Settings, extractor: Arc<dyn Extractor>) -> Result<()
         // Shown once, on the terminal only; the server keeps just its hash.
         println!("No API key was configured, so one was created. It is shown only now:");
         println!("    {key}");
-        println!("Send it as the APIKEY header (or Authorization: Bearer). Manage keys with `hawiya keys`.");
+        println!(
+            "Send it as the APIKEY header (or Authorization: Bearer). Manage keys with `hawiya keys`."
+        );
     }
     println!("hawiya listening on http://{}", server.local_addr());
     tokio::select! {

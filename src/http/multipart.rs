@@ -99,6 +99,11 @@ pub async fn read_upload(request: Request, max_file_bytes: usize) -> Result<Uplo
             Ok(Some(field)) => field,
             Ok(None) => break,
             Err(_) if exceeded.load(Ordering::Relaxed) => return Err(too_large),
+            // A form with no part at all (just the closing boundary) does not parse
+            // as multipart, but what the client did wrong is send no file.
+            Err(_) if file.is_none() && other_names.is_empty() => {
+                return Err(ApiError::MissingFile);
+            }
             Err(e) => return Err(ApiError::InvalidMultipart(e.body_text())),
         };
         let is_file = field.name() == Some("file") && file.is_none();
@@ -205,8 +210,14 @@ mod tests {
 
     #[test]
     fn formats_are_sniffed_from_content() {
-        assert_eq!(FileFormat::sniff(&[0xFF, 0xD8, 0xFF, 0xE0, 0]), Some(FileFormat::Jpeg));
-        assert_eq!(FileFormat::sniff(b"\x89PNG\r\n\x1a\n...."), Some(FileFormat::Png));
+        assert_eq!(
+            FileFormat::sniff(&[0xFF, 0xD8, 0xFF, 0xE0, 0]),
+            Some(FileFormat::Jpeg)
+        );
+        assert_eq!(
+            FileFormat::sniff(b"\x89PNG\r\n\x1a\n...."),
+            Some(FileFormat::Png)
+        );
         assert_eq!(FileFormat::sniff(b"%PDF-1.7\n"), Some(FileFormat::Pdf));
         assert_eq!(FileFormat::sniff(b"\n\n%PDF-1.4"), Some(FileFormat::Pdf));
         assert_eq!(FileFormat::sniff(b"GIF89a"), None);

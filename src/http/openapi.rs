@@ -102,11 +102,17 @@ impl PartialSchema for FlowAData {
         all_strings::<FlowAFields>(
             "The fields of §2.2: every value a string (\"\" when empty), except urlImage (null).",
         )
-        .property("proccesstime", string_schema().description(Some("DD/MM/YYYY HH:MM:SS:mmm")))
+        .property(
+            "proccesstime",
+            string_schema().description(Some("DD/MM/YYYY HH:MM:SS:mmm")),
+        )
         .required("proccesstime")
         .property("imageName", string_schema())
         .required("imageName")
-        .property("savedImage", string_schema().description(Some("always empty: nothing is saved")))
+        .property(
+            "savedImage",
+            string_schema().description(Some("always empty: nothing is saved")),
+        )
         .required("savedImage")
         .property(
             "urlImage",
@@ -161,9 +167,15 @@ impl PartialSchema for FlowBAnswer {
             .required("data")
             .property("confidence", ObjectBuilder::new().schema_type(Type::Number))
             .required("confidence")
-            .property("credits_used", ObjectBuilder::new().schema_type(Type::Integer))
+            .property(
+                "credits_used",
+                ObjectBuilder::new().schema_type(Type::Integer),
+            )
             .required("credits_used")
-            .property("response_time_ms", ObjectBuilder::new().schema_type(Type::Integer))
+            .property(
+                "response_time_ms",
+                ObjectBuilder::new().schema_type(Type::Integer),
+            )
             .required("response_time_ms")
             .property("document_type", string_schema())
             .required("document_type")

@@ -50,7 +50,10 @@ pub async fn metrics(State(app): State<Arc<AppState>>) -> Response {
     metrics::gauge!("hawiya_jobs_unfinished").set(app.jobs.unfinished() as f64);
     app.metrics.run_upkeep();
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         app.metrics.render(),
     )
         .into_response()

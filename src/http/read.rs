@@ -49,13 +49,9 @@ pub async fn read_image(State(app): State<Arc<AppState>>, request: Request) -> R
     with_credits(response, app.credits.remaining(caller.key))
 }
 
-async fn read(
-    app: &AppState,
-    key: crate::keys::KeyId,
-    uri: Uri,
-) -> Result<Response, ApiError> {
-    let Query(query) = Query::<HashMap<String, String>>::try_from_uri(&uri)
-        .map_err(|_| ApiError::MissingId)?;
+async fn read(app: &AppState, key: crate::keys::KeyId, uri: Uri) -> Result<Response, ApiError> {
+    let Query(query) =
+        Query::<HashMap<String, String>>::try_from_uri(&uri).map_err(|_| ApiError::MissingId)?;
     let id = query
         .get("id")
         .map(|id| id.trim())

@@ -96,8 +96,8 @@ async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted
 
 /// `ID_type`: absent means 0; anything but 0 to 3 is refused.
 fn parse_id_type(uri: &Uri) -> Result<IdType, ApiError> {
-    let Query(query) = Query::<HashMap<String, String>>::try_from_uri(uri)
-        .map_err(|_| ApiError::InvalidIdType)?;
+    let Query(query) =
+        Query::<HashMap<String, String>>::try_from_uri(uri).map_err(|_| ApiError::InvalidIdType)?;
     match query.get("ID_type") {
         None => Ok(IdType::FrontOrLicence),
         Some(text) => text

@@ -79,7 +79,10 @@ impl KeysArgs {
                 let mut ring = KeyRing::new();
                 file.add_to(&mut ring);
                 let spent = spent_offline(&self.paths.credits_db(), &ring)?;
-                println!("{:<10} {:<9} {:<9} {:<22} label", "id", "credits", "spent", "created");
+                println!(
+                    "{:<10} {:<9} {:<9} {:<22} label",
+                    "id", "credits", "spent", "created"
+                );
                 for record in &file.keys {
                     let used = match (&spent, KeyId::from_hex(&record.sha256)) {
                         (Some(spent), Some(id)) => spent.get(&id).copied().unwrap_or(0).to_string(),
@@ -91,7 +94,9 @@ impl KeysArgs {
                     );
                 }
                 if spent.is_none() {
-                    println!("(spent credits are unavailable while a server holds the credits store)");
+                    println!(
+                        "(spent credits are unavailable while a server holds the credits store)"
+                    );
                 }
             }
             KeysAction::Revoke { id } => match file.revoke(&id) {

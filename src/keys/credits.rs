@@ -121,7 +121,9 @@ impl Credits {
         }
         txn.commit().map_err(redb::Error::from)?;
         let mut accounts = self.accounts.lock();
-        let account = accounts.get_mut(&key).expect("a reserved key has an account");
+        let account = accounts
+            .get_mut(&key)
+            .expect("a reserved key has an account");
         account.spent += 1;
         account.reserved -= 1;
         Ok(account.remaining())
@@ -156,7 +158,10 @@ fn read_spent(db: &redb::Database, ring: &KeyRing) -> Result<HashMap<KeyId, u64>
 
 /// What `hawiya keys list` shows: credits spent per key, read while no server holds
 /// the store. `None` when the store is in use by a running server.
-pub fn spent_offline(path: &Path, ring: &KeyRing) -> Result<Option<HashMap<KeyId, u64>>, CreditsError> {
+pub fn spent_offline(
+    path: &Path,
+    ring: &KeyRing,
+) -> Result<Option<HashMap<KeyId, u64>>, CreditsError> {
     if !path.exists() {
         return Ok(Some(HashMap::new()));
     }

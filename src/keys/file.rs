@@ -64,7 +64,11 @@ impl KeysFile {
             path: path.into(),
             source,
         })?;
-        if let Some(bad) = file.keys.iter().find(|k| KeyId::from_hex(&k.sha256).is_none()) {
+        if let Some(bad) = file
+            .keys
+            .iter()
+            .find(|k| KeyId::from_hex(&k.sha256).is_none())
+        {
             return Err(KeysFileError::BadHash {
                 path: path.into(),
                 id: bad.id.clone(),
@@ -167,6 +171,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keys.toml");
         std::fs::write(&path, "[[key]]\nid = 1\n").unwrap();
-        assert!(matches!(KeysFile::load(&path), Err(KeysFileError::Parse { .. })));
+        assert!(matches!(
+            KeysFile::load(&path),
+            Err(KeysFileError::Parse { .. })
+        ));
     }
 }

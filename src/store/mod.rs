@@ -218,15 +218,15 @@ mod tests {
         assert!(store.is_empty());
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn undelivered_results_expire() {
-        let store = JobStore::<u32>::new(Duration::from_secs(10));
+        let store = JobStore::<u32>::new(Duration::from_millis(50));
         let id = store.insert_pending(key(1));
-        tokio::time::advance(Duration::from_secs(60)).await;
+        tokio::time::sleep(Duration::from_millis(80)).await;
         // Pending jobs do not expire: they are still being worked on.
         assert_eq!(store.sweep(), 0);
         store.finish(id, 1);
-        tokio::time::advance(Duration::from_secs(11)).await;
+        tokio::time::sleep(Duration::from_millis(80)).await;
         assert!(matches!(store.take(id, key(1)), Taken::NotFound));
         assert_eq!(store.sweep(), 1);
         assert!(store.is_empty());
@@ -243,16 +243,20 @@ mod tests {
                 store.finish(id, 3);
             })
         };
-        let taken = store.take_waiting(id, key(1), Duration::from_secs(30)).await;
+        let taken = store
+            .take_waiting(id, key(1), Duration::from_secs(30))
+            .await;
         assert!(matches!(taken, Taken::Ready(v) if *v == 3));
         finisher.await.unwrap();
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn blocked_read_gives_up_at_its_bound() {
         let store = JobStore::<u32>::new(Duration::from_secs(60));
         let id = store.insert_pending(key(1));
-        let taken = store.take_waiting(id, key(1), Duration::from_secs(5)).await;
+        let taken = store
+            .take_waiting(id, key(1), Duration::from_millis(50))
+            .await;
         assert!(matches!(taken, Taken::Pending));
     }
 }

@@ -203,7 +203,10 @@ impl TestServer {
         }
         let form = Form::new().part(
             part.to_owned(),
-            Part::bytes(bytes).file_name("card.png").mime_str("image/png").unwrap(),
+            Part::bytes(bytes)
+                .file_name("card.png")
+                .mime_str("image/png")
+                .unwrap(),
         );
         let mut request = self.client.post(url).multipart(form);
         if let Some((name, value)) = auth {
@@ -215,7 +218,13 @@ impl TestServer {
     /// Flow A read.
     pub async fn read(&self, key: &str, id: &str, blocked: &str) -> Answer {
         let url = self.url(&format!("{PREFIX}/ReadImage?id={id}&isBlocked={blocked}"));
-        let response = self.client.get(url).header("APIKEY", key).send().await.unwrap();
+        let response = self
+            .client
+            .get(url)
+            .header("APIKEY", key)
+            .send()
+            .await
+            .unwrap();
         Answer::of(response).await
     }
 
@@ -263,7 +272,11 @@ impl Answer {
     }
 
     pub fn credits(&self) -> u64 {
-        self.headers["x-credits-remaining"].to_str().unwrap().parse().unwrap()
+        self.headers["x-credits-remaining"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap()
     }
 
     pub fn id(&self) -> String {
