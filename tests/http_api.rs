@@ -305,6 +305,17 @@ async fn a_full_queue_answers_503_with_retry_after_and_drops_nothing_accepted() 
 }
 
 #[tokio::test]
+async fn a_momentarily_overloaded_recognizer_does_not_fail_accepted_jobs() {
+    let server = TestServer::start(|_| {}).await;
+    let id = server.upload(KEY, None, image("overloaded=3;")).await.id();
+    let answer = server.read(KEY, &id, "true").await;
+    assert_eq!(answer.body["data"]["national_ID"], "29001011234567");
+    assert_eq!(server.pipeline.calls.load(Ordering::SeqCst), 4);
+    let answer = server.upload_b(KEY, None, image("overloaded=2;")).await;
+    assert_eq!(answer.body["status"], "success");
+}
+
+#[tokio::test]
 async fn graceful_shutdown_finishes_the_jobs_in_flight() {
     let mut server = TestServer::start(|_| {}).await;
     for _ in 0..3 {

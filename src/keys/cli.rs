@@ -110,3 +110,42 @@ impl KeysArgs {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        keys: KeysArgs,
+    }
+
+    fn run(dir: &std::path::Path, args: &[&str]) -> anyhow::Result<()> {
+        let data_dir = dir.to_str().unwrap();
+        let mut argv = vec!["hawiya", "--data-dir", data_dir];
+        argv.extend_from_slice(args);
+        Cli::try_parse_from(argv)?.keys.run()
+    }
+
+    #[test]
+    fn add_list_and_revoke_edit_the_keys_file() {
+        let dir = tempfile::tempdir().unwrap();
+        run(dir.path(), &["add", "--label", "ops", "--credits", "500"]).unwrap();
+        run(dir.path(), &["add"]).unwrap();
+        run(dir.path(), &["list"]).unwrap();
+        let file = KeysFile::load(&dir.path().join("keys.toml")).unwrap();
+        assert_eq!(file.keys.len(), 2);
+        assert_eq!(
+            (file.keys[0].label.as_str(), file.keys[0].credits),
+            ("ops", 500)
+        );
+        assert_eq!(file.keys[1].credits, FREE_TIER_CREDITS);
+        let id = file.keys[0].id.clone();
+        run(dir.path(), &["revoke", &id]).unwrap();
+        assert!(run(dir.path(), &["revoke", &id]).is_err());
+        let file = KeysFile::load(&dir.path().join("keys.toml")).unwrap();
+        assert_eq!(file.keys.len(), 1);
+    }
+}

@@ -34,6 +34,8 @@ pub struct FakePipeline {
     pub finished: AtomicUsize,
     pub not_ready: AtomicBool,
     pub id_types: parking_lot::Mutex<Vec<IdType>>,
+    /// Times each file was answered `Overloaded`.
+    pub overloads: parking_lot::Mutex<std::collections::HashMap<Vec<u8>, usize>>,
 }
 
 impl Extractor for FakePipeline {
@@ -60,6 +62,14 @@ impl Extractor for FakePipeline {
                     })
                 }
                 Some(("panic", _)) => panic!("the double was told to panic"),
+                Some(("overloaded", times)) => {
+                    let mut overloads = self.overloads.lock();
+                    let count = overloads.entry(bytes.to_vec()).or_default();
+                    if *count < times.parse().unwrap() {
+                        *count += 1;
+                        return Err(ExtractError::Overloaded);
+                    }
+                }
                 _ => {}
             }
         }
