@@ -12,14 +12,10 @@ use axum::response::IntoResponse;
 
 use super::error::{ApiError, ErrorBody};
 
-/// Answers a panic in a handler with the JSON 500 body.
-pub fn panic_to_json(panic: Box<dyn Any + Send + 'static>) -> Response<Body> {
-    let detail = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    tracing::error!(panic = %detail, "a request handler panicked");
+/// Answers a panic in a handler with the JSON 500 body. The panic message is not
+/// logged here: it could quote request data (the panic hook has printed it already).
+pub fn panic_to_json(_panic: Box<dyn Any + Send + 'static>) -> Response<Body> {
+    tracing::error!("a request handler panicked");
     ApiError::Internal.into_response()
 }
 
