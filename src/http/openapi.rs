@@ -30,7 +30,7 @@ use crate::record::{
         super::ops::metrics,
         super::ops::openapi,
     ),
-    components(schemas(ErrorBody, UploadAccepted, ReadAnswer, FlowAData, FlowBAnswer, FlowBError, Health)),
+    components(schemas(ErrorBody, UploadAnswer, UploadAccepted, ReadAnswer, FlowAData, FlowBAnswer, FlowBError, Health)),
     modifiers(&Security),
     tags(
         (name = "documents", description = "upload a document image and read its fields"),
@@ -151,6 +151,23 @@ impl ToSchema for ReadAnswer<'_> {
         "ReadAnswer".into()
     }
 }
+
+/// What a successful upload answers: an id in Flow A, the result in Flow B.
+pub struct UploadAnswer;
+
+impl PartialSchema for UploadAnswer {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name("UploadAccepted"))
+            .item(utoipa::openapi::Ref::from_schema_name("FlowBAnswer"))
+            .description(Some(
+                "Flow A (header APIKEY): UploadAccepted. Flow B (Authorization: Bearer): FlowBAnswer.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for UploadAnswer {}
 
 impl PartialSchema for FlowBAnswer {
     fn schema() -> RefOr<Schema> {

@@ -30,7 +30,7 @@ use crate::pipeline::{ExtractError, IdType};
     ),
     request_body(content_type = "multipart/form-data", description = "one part named `file` holding the image"),
     responses(
-        (status = 200, description = "Flow A: accepted; read the result by id. Flow B: the result (FlowBAnswer)", body = UploadAccepted,
+        (status = 200, description = "Flow A: accepted; read the result by id. Flow B: the result", body = super::openapi::UploadAnswer,
             headers(("X-Credits-Remaining" = u64, description = "credits left on the key"))),
         (status = 400, description = "invalid ID_type, missing or misnamed file part, empty file, unsupported format; Flow B also reports unreadable documents here or as 422", body = ErrorBody),
         (status = 401, description = "missing or unknown key", body = ErrorBody),
