@@ -197,6 +197,7 @@ async fn flow_b_answers_the_result_in_one_call() {
         failed.assert_error(status, reason);
         assert_eq!(failed.body["status"], "error");
         assert_eq!(failed.body["credits_used"], 0);
+        assert_eq!(failed.body["confidence"], 0.0);
         assert_eq!(failed.credits(), before);
     }
     server

@@ -76,6 +76,8 @@ pub struct FlowBError {
     pub error: ErrorBody,
     /// `error`
     pub status: &'static str,
+    /// Always 0: §2.3 has `confidence` on every Flow B response.
+    pub confidence: f32,
     /// Always 0: failed calls are not charged.
     pub credits_used: u32,
     pub response_time_ms: u64,

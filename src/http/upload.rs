@@ -184,6 +184,7 @@ fn flow_b_error(error: &ApiError, started: Instant) -> Response {
     error.respond_with(FlowBError {
         error: error.body(),
         status: "error",
+        confidence: 0.0,
         credits_used: 0,
         response_time_ms: started.elapsed().as_millis() as u64,
     })
