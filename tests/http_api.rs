@@ -285,8 +285,8 @@ async fn a_full_queue_answers_503_with_retry_after_and_drops_nothing_accepted() 
         s.workers = 1;
     })
     .await;
-    let first = server.upload(KEY, None, image("delay=400;")).await.id();
-    let second = server.upload(KEY, None, image("delay=400;")).await.id();
+    let first = server.upload(KEY, None, image("delay=1000;")).await.id();
+    let second = server.upload(KEY, None, image("delay=1000;")).await.id();
     let refused = server.upload(KEY, None, image("")).await;
     refused.assert_error(503, "QUEUE_FULL");
     assert!(refused.headers.contains_key("retry-after"));
@@ -320,7 +320,7 @@ async fn a_momentarily_overloaded_recognizer_does_not_fail_accepted_jobs() {
 async fn graceful_shutdown_finishes_the_jobs_in_flight() {
     let mut server = TestServer::start(|_| {}).await;
     for _ in 0..3 {
-        server.upload(KEY, None, image("delay=500;")).await.id();
+        server.upload(KEY, None, image("delay=1500;")).await.id();
     }
     assert_eq!(server.pipeline.finished.load(Ordering::SeqCst), 0);
     server.shutdown().await;
