@@ -112,10 +112,10 @@ async fn upload_answers_an_id_and_the_result_is_delivered_once() {
 #[tokio::test]
 async fn the_reference_client_polling_sequence_gets_its_result() {
     // The reference client waits 2 s after upload, then reads up to 12 times with
-    // 1.5 s between tries; OCR takes 2 to 5 s there. Here it takes 2.5 s.
+    // 1.5 s between tries; OCR takes 2 to 5 s there. Here it takes 3 s.
     let server = TestServer::start(|_| {}).await;
     let id = server
-        .upload(KEY, Some("0"), image("delay=2500;"))
+        .upload(KEY, Some("0"), image("delay=3000;"))
         .await
         .id();
     tokio::time::sleep(Duration::from_secs(2)).await;
