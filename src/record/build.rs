@@ -64,6 +64,19 @@ impl Printed<'_> {
             .unwrap_or_default()
     }
 
+    /// The field exactly as printed, untrimmed.
+    fn exact(&self, key: &str) -> String {
+        self.0.get(key).cloned().unwrap_or_default()
+    }
+
+    /// `key`, or `fallback` where `key` is empty (a field printed in Arabic and English).
+    fn get_or(&self, key: &str, fallback: &str) -> String {
+        match self.get(key) {
+            text if text.is_empty() => self.get(fallback),
+            text => text,
+        }
+    }
+
     fn digits(&self, key: &str) -> String {
         to_ascii_digits(&self.get(key))
             .chars()
@@ -82,27 +95,71 @@ impl Printed<'_> {
     fn date_b(&self, key: &str) -> String {
         self.date(key).map(PrintedDate::iso).unwrap_or_default()
     }
+
+    /// `a` with the Flow A issue and expiry dates of a side that prints them.
+    fn dated_a(&self, a: FlowAFields) -> FlowAFields {
+        FlowAFields {
+            issueDate: self.date_a("issue_date"),
+            expiry: self.date_a("expiry_date"),
+            ..a
+        }
+    }
 }
 
-/// Birth date (Flow A, Flow B) and gender read from a valid national-ID number.
-struct IdFacts {
+/// The person a side names, as both outputs report them.
+struct Holder {
+    first: String,
+    last: String,
+    national_id: String,
     birthday_a: String,
     birthday_b: String,
     gender: Option<Gender>,
 }
 
-fn id_facts(national_id: &str) -> IdFacts {
-    match NationalId::parse(national_id) {
-        Ok(id) => IdFacts {
-            birthday_a: PrintedDate::Day(id.birth_date()).flow_a(),
-            birthday_b: PrintedDate::Day(id.birth_date()).iso(),
-            gender: Some(id.gender()),
-        },
-        Err(_) => IdFacts {
-            birthday_a: String::new(),
-            birthday_b: String::new(),
-            gender: None,
-        },
+impl Holder {
+    /// A holder identified by a national-ID number: birth date and gender come from a
+    /// valid number and stay empty for an invalid one.
+    fn by_national_id((first, last): (String, String), national_id: String) -> Self {
+        let (birthday_a, birthday_b, gender) = match NationalId::parse(&national_id) {
+            Ok(id) => {
+                let birth = PrintedDate::Day(id.birth_date());
+                (birth.flow_a(), birth.iso(), Some(id.gender()))
+            }
+            Err(_) => (String::new(), String::new(), None),
+        };
+        Holder {
+            first,
+            last,
+            national_id,
+            birthday_a,
+            birthday_b,
+            gender,
+        }
+    }
+
+    /// A holder whose side prints the birth date (`birth_date`) and gender (`gender_key`).
+    fn printed(p: &Printed, name_ar: &str, national_id: String, gender_key: &str) -> Self {
+        let (first, last) = split_full_name(name_ar);
+        Holder {
+            first,
+            last,
+            national_id,
+            birthday_a: p.date_a("birth_date"),
+            birthday_b: p.date_b("birth_date"),
+            gender: parse_gender(&p.get(gender_key)),
+        }
+    }
+
+    /// The Flow A fields naming the holder; the caller adds its kind's own fields.
+    fn flow_a(&self) -> FlowAFields {
+        FlowAFields {
+            firstname: self.first.clone(),
+            lastname: self.last.clone(),
+            national_ID: self.national_id.clone(),
+            birthday: self.birthday_a.clone(),
+            gender: arabic_gender(self.gender),
+            ..FlowAFields::default()
+        }
     }
 }
 
@@ -148,12 +205,13 @@ pub fn split_full_name(full: &str) -> (String, String) {
     (tokens[..used].join(" "), tokens[used..].join(" "))
 }
 
-fn join_name(first: &str, last: &str) -> String {
-    [first, last]
+/// The non-empty `parts` joined with `separator`.
+fn join_present(parts: [&str; 2], separator: &str) -> String {
+    parts
         .into_iter()
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(separator)
 }
 
 /// The text after a label such as `الزوج :` (the label and its colon may be missing or
@@ -191,34 +249,26 @@ fn governorate_names(address: &str) -> (String, String) {
 }
 
 fn nid_front(p: &Printed) -> (FlowAFields, FlowBData) {
-    let national_id = p.digits("national_id");
-    let facts = id_facts(&national_id);
-    let (first, last) = (p.get("first_name"), p.get("last_name"));
+    let holder = Holder::by_national_id(
+        (p.get("first_name"), p.get("last_name")),
+        p.digits("national_id"),
+    );
     let (line1, line2) = (p.get("address_line1"), p.get("address_line2"));
-    let address = [line1.as_str(), line2.as_str()]
-        .into_iter()
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(" - ");
+    let address = join_present([&line1, &line2], " - ");
     let (governorate, governorate_en) = governorate_names(&line2);
-    let full_name = join_name(&first, &last);
+    let full_name = join_present([&holder.first, &holder.last], " ");
     let a = FlowAFields {
-        firstname: first,
-        lastname: last,
-        national_ID: national_id.clone(),
-        birthday: facts.birthday_a,
-        gender: arabic_gender(facts.gender),
         city: governorate.clone(),
         address1: line1,
         address2: line2,
-        ..FlowAFields::default()
+        ..holder.flow_a()
     };
     let b = FlowBNationalId {
-        national_id,
+        national_id: holder.national_id,
         full_name_en: transliterate(&full_name),
         full_name,
-        birth_date: facts.birthday_b,
-        gender: english_gender(facts.gender),
+        birth_date: holder.birthday_b,
+        gender: english_gender(holder.gender),
         governorate,
         governorate_en,
         address,
@@ -229,25 +279,19 @@ fn nid_front(p: &Printed) -> (FlowAFields, FlowBData) {
 }
 
 fn nid_back(p: &Printed) -> (FlowAFields, FlowBData) {
-    let national_id = p.digits("national_id");
-    let facts = id_facts(&national_id);
-    let gender = parse_gender(&p.get("gender")).or(facts.gender);
+    let mut holder = Holder::by_national_id(Default::default(), p.digits("national_id"));
+    holder.gender = parse_gender(&p.get("gender")).or(holder.gender);
     let husband = p.get("husband");
     let a = FlowAFields {
-        national_ID: national_id.clone(),
-        birthday: facts.birthday_a,
-        gender: arabic_gender(gender),
         religion: p.get("religion"),
         status: p.get("marital_status"),
         job: p.get("job"),
-        issueDate: p.date_a("issue_date"),
-        expiry: p.date_a("expiry_date"),
-        ..FlowAFields::default()
+        ..p.dated_a(holder.flow_a())
     };
     let b = FlowBNationalId {
-        national_id,
-        birth_date: facts.birthday_b,
-        gender: english_gender(gender),
+        national_id: holder.national_id,
+        birth_date: holder.birthday_b,
+        gender: english_gender(holder.gender),
         religion: p.get("religion"),
         marital_status: p.get("marital_status"),
         job: p.get("job"),
@@ -264,29 +308,28 @@ fn nid_back(p: &Printed) -> (FlowAFields, FlowBData) {
     (a, FlowBData::NationalId(b))
 }
 
+/// The Flow A fields a licence shares: its holder, their address and governorate, the
+/// dates and the traffic unit that issued it.
+fn licence_a(p: &Printed, holder: &Holder, address: &str, governorate: &str) -> FlowAFields {
+    FlowAFields {
+        city: governorate.to_owned(),
+        address1: address.to_owned(),
+        releseCity: traffic_unit_place(&p.get("traffic_unit")),
+        ..p.dated_a(holder.flow_a())
+    }
+}
+
 fn driver_licence(p: &Printed) -> (FlowAFields, FlowBData) {
-    let national_id = p.digits("national_id");
-    let facts = id_facts(&national_id);
     let name = p.get("name");
-    let (first, last) = split_full_name(&name);
+    let holder = Holder::by_national_id(split_full_name(&name), p.digits("national_id"));
     let address = p.get("address");
     let (governorate, _) = governorate_names(&address);
     let a = FlowAFields {
-        firstname: first,
-        lastname: last,
-        national_ID: national_id.clone(),
-        birthday: facts.birthday_a,
-        gender: arabic_gender(facts.gender),
-        city: governorate.clone(),
-        address1: address.clone(),
         job: p.get("job"),
-        issueDate: p.date_a("issue_date"),
-        expiry: p.date_a("expiry_date"),
-        releseCity: traffic_unit_place(&p.get("traffic_unit")),
-        ..FlowAFields::default()
+        ..licence_a(p, &holder, &address, &governorate)
     };
     let b = FlowBDriverLicence {
-        licence_number: national_id,
+        licence_number: holder.national_id,
         full_name_en: transliterate(&name),
         full_name: name,
         nationality: p.get("nationality"),
@@ -303,32 +346,20 @@ fn driver_licence(p: &Printed) -> (FlowAFields, FlowBData) {
 }
 
 fn car_licence_front(p: &Printed) -> (FlowAFields, FlowBData) {
-    let national_id = p.digits("owner_national_id");
-    let facts = id_facts(&national_id);
     let owner = p.get("owner_name");
-    let (first, last) = split_full_name(&owner);
+    let holder = Holder::by_national_id(split_full_name(&owner), p.digits("owner_national_id"));
     let address = p.get("address");
     let (governorate, _) = governorate_names(&address);
     let plate = p.get("plate_number");
     let a = FlowAFields {
-        firstname: first,
-        lastname: last,
-        national_ID: national_id.clone(),
-        birthday: facts.birthday_a,
-        gender: arabic_gender(facts.gender),
-        city: governorate.clone(),
-        address1: address,
-        issueDate: p.date_a("issue_date"),
-        expiry: p.date_a("expiry_date"),
-        releseCity: traffic_unit_place(&p.get("traffic_unit")),
         platenumber: plate.clone(),
-        ..FlowAFields::default()
+        ..licence_a(p, &holder, &address, &governorate)
     };
     let b = FlowBCarLicence {
         plate_number: plate,
         owner_name_en: transliterate(&owner),
         owner_name: owner,
-        owner_national_id: national_id,
+        owner_national_id: holder.national_id,
         registration_date: p.date_b("issue_date"),
         expiry_date: p.date_b("expiry_date"),
         governorate,
@@ -346,8 +377,8 @@ fn car_licence_back(p: &Printed) -> (FlowAFields, FlowBData) {
         vehicle_year: p.digits("year"),
         vehicle_color: p.get("color"),
         // Exactly as printed (shared/spec/interface.md §2.3).
-        engine_number: p.0.get("engine_number").cloned().unwrap_or_default(),
-        chassis_number: p.0.get("chassis_number").cloned().unwrap_or_default(),
+        engine_number: p.exact("engine_number"),
+        chassis_number: p.exact("chassis_number"),
         fuel_type: p.get("fuel_type"),
         body_type: p.get("body_type"),
         cylinders: p.digits("cylinders"),
@@ -377,34 +408,17 @@ pub fn td3_names(line1: &str) -> Option<(String, String)> {
 fn passport(p: &Printed) -> (FlowAFields, FlowBData) {
     let name_ar = p.get("name_ar");
     let name_en = p.get("name_en");
-    let (first, last) = split_full_name(&name_ar);
-    let gender = parse_gender(&p.get("sex"));
+    let holder = Holder::printed(p, &name_ar, p.digits("national_id"), "sex");
     let (surname_en, given_names_en) =
         td3_names(&p.get("mrz_line1")).unwrap_or_else(|| match name_en.rsplit_once(' ') {
             Some((given, surname)) => (surname.to_owned(), given.to_owned()),
             None => (name_en.clone(), String::new()),
         });
-    let national_id = p.digits("national_id");
-    let nationality = match p.get("nationality_ar") {
-        ar if ar.is_empty() => p.get("nationality_en"),
-        ar => ar,
-    };
-    let birth_place = match p.get("birth_place_ar") {
-        ar if ar.is_empty() => p.get("birth_place_en"),
-        ar => ar,
-    };
     let a = FlowAFields {
-        firstname: first,
-        lastname: last,
-        national_ID: national_id.clone(),
-        birthday: p.date_a("birth_date"),
-        gender: arabic_gender(gender),
-        issueDate: p.date_a("issue_date"),
-        expiry: p.date_a("expiry_date"),
         releseCity: p.get("issuing_office"),
         job: p.get("profession"),
         passportType: p.get("passport_type"),
-        ..FlowAFields::default()
+        ..p.dated_a(holder.flow_a())
     };
     let b = FlowBPassport {
         passport_number: p.get("passport_number"),
@@ -414,15 +428,15 @@ fn passport(p: &Printed) -> (FlowAFields, FlowBData) {
         full_name_en: name_en,
         surname_en,
         given_names_en,
-        nationality,
-        birth_date: p.date_b("birth_date"),
-        birth_place,
-        gender: english_gender(gender),
+        nationality: p.get_or("nationality_ar", "nationality_en"),
+        birth_date: holder.birthday_b,
+        birth_place: p.get_or("birth_place_ar", "birth_place_en"),
+        gender: english_gender(holder.gender),
         issue_date: p.date_b("issue_date"),
         expiry_date: p.date_b("expiry_date"),
         issuing_office: p.get("issuing_office"),
         profession: p.get("profession"),
-        national_id,
+        national_id: holder.national_id,
         mrz_line1: p.get("mrz_line1"),
         mrz_line2: p.get("mrz_line2"),
     };
@@ -431,19 +445,11 @@ fn passport(p: &Printed) -> (FlowAFields, FlowBData) {
 
 fn residence_permit(p: &Printed) -> (FlowAFields, FlowBData) {
     let name_ar = p.get("name_ar");
-    let (first, last) = split_full_name(&name_ar);
-    let gender = parse_gender(&p.get("gender"));
     let permit_number = p.get("permit_number");
+    let holder = Holder::printed(p, &name_ar, to_ascii_digits(&permit_number), "gender");
     let a = FlowAFields {
-        firstname: first,
-        lastname: last,
-        national_ID: to_ascii_digits(&permit_number),
-        birthday: p.date_a("birth_date"),
-        gender: arabic_gender(gender),
-        issueDate: p.date_a("issue_date"),
-        expiry: p.date_a("expiry_date"),
         passportType: p.get("residence_type"),
-        ..FlowAFields::default()
+        ..p.dated_a(holder.flow_a())
     };
     let b = FlowBResidencePermit {
         permit_number,
@@ -454,8 +460,8 @@ fn residence_permit(p: &Printed) -> (FlowAFields, FlowBData) {
         passport_number: p.get("passport_number"),
         residence_type: p.get("residence_type"),
         purpose: p.get("purpose"),
-        gender: english_gender(gender),
-        birth_date: p.date_b("birth_date"),
+        gender: english_gender(holder.gender),
+        birth_date: holder.birthday_b,
         issue_date: p.date_b("issue_date"),
         expiry_date: p.date_b("expiry_date"),
     };
