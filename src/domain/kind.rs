@@ -29,6 +29,12 @@ impl DocumentKind {
         DocumentKind::ResidencePermit,
     ];
 
+    /// The kind's position in [`DocumentKind::ALL`], for tables indexed by kind.
+    pub fn index(self) -> usize {
+        // ALL lists the variants in declaration order (checked by a test).
+        self as usize
+    }
+
     /// The command-line and file name of the kind, e.g. `nid-front`.
     pub fn slug(self) -> &'static str {
         match self {
@@ -77,6 +83,13 @@ impl FromStr for DocumentKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_is_the_position_in_all() {
+        for (i, kind) in DocumentKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind.index(), i);
+        }
+    }
 
     #[test]
     fn slugs_round_trip() {

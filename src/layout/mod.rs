@@ -73,11 +73,7 @@ pub fn builtin(kind: DocumentKind) -> &'static Layout {
             })
             .collect()
     });
-    let index = DocumentKind::ALL
-        .iter()
-        .position(|&k| k == kind)
-        .unwrap_or(0);
-    &all[index]
+    &all[kind.index()]
 }
 
 #[cfg(test)]

@@ -44,10 +44,7 @@ pub const REFERENCE_DATE: NaiveDate = match NaiveDate::from_ymd_opt(2025, 6, 30)
 pub fn generate(kind: DocumentKind, rng: &mut ChaCha8Rng) -> SynthDocument {
     // A stream of its own per kind: callers seeding every image the same way would
     // otherwise print the same person on every kind.
-    let kind_index = DocumentKind::ALL
-        .iter()
-        .position(|&k| k == kind)
-        .unwrap_or(0) as u64;
+    let kind_index = kind.index() as u64;
     let rng = &mut ChaCha8Rng::seed_from_u64(
         rng.random::<u64>() ^ kind_index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
     );

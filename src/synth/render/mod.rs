@@ -75,9 +75,5 @@ pub fn line_textures(kind: DocumentKind) -> &'static [GrayImage] {
             })
             .collect()
     });
-    let index = DocumentKind::ALL
-        .iter()
-        .position(|&k| k == kind)
-        .unwrap_or(0);
-    &all[index]
+    &all[kind.index()]
 }
