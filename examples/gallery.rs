@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use hawiya::domain::DocumentKind;
 use hawiya::synth::LineGenerator;
-use hawiya::synth::capture::CaptureMode;
+use hawiya::synth::capture::{CaptureMode, embedded_jpeg};
 use hawiya::synth::cli::KindChoice;
 use hawiya::synth::dataset::{Synthesized, synthesize};
 use image::imageops::FilterType;
@@ -60,20 +60,7 @@ fn main() -> anyhow::Result<()> {
 fn raster(doc: &Synthesized) -> anyhow::Result<DynamicImage> {
     if doc.truth.file.ends_with(".pdf") {
         let pdf = lopdf::Document::load_mem(&doc.bytes)?;
-        let jpeg = pdf
-            .objects
-            .values()
-            .find_map(|o| match o {
-                lopdf::Object::Stream(s)
-                    if s.dict
-                        .get(b"Filter")
-                        .is_ok_and(|f| f.as_name().ok() == Some(b"DCTDecode")) =>
-                {
-                    Some(s.content.clone())
-                }
-                _ => None,
-            })
-            .ok_or_else(|| anyhow::anyhow!("no image in the PDF"))?;
+        let jpeg = embedded_jpeg(&pdf).ok_or_else(|| anyhow::anyhow!("no image in the PDF"))?;
         Ok(image::load_from_memory(&jpeg)?)
     } else {
         Ok(image::load_from_memory(&doc.bytes)?)

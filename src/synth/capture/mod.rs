@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 pub use geometry::{Homography, inside_convex, polygon_area};
-pub use pdf::PdfParams;
+pub use pdf::{PdfParams, embedded_jpeg};
 pub use photo::PhotoParams;
 pub use scan::ScanParams;
 
