@@ -4,10 +4,11 @@
 use hawiya::domain::mrz::td3_line2_is_valid;
 use hawiya::domain::{DocumentKind, NationalId};
 use hawiya::synth::LineGenerator;
-use hawiya::synth::capture::{CaptureMode, inside_convex};
+use hawiya::synth::SynthDocument;
+use hawiya::synth::capture::{CaptureMode, embedded_jpeg, inside_convex};
 use hawiya::synth::cli::KindChoice;
 use hawiya::synth::dataset::{Synthesized, synthesize};
-use hawiya::synth::render::{FontLibrary, with_engine};
+use hawiya::synth::render::{FontId, FontLibrary, with_engine};
 
 const CAPTURES: [CaptureMode; 3] = [CaptureMode::Scan, CaptureMode::Photo, CaptureMode::Pdf];
 
@@ -23,6 +24,34 @@ fn documents(per_kind: u64) -> impl Iterator<Item = (DocumentKind, CaptureMode, 
             })
         })
     })
+}
+
+/// The generator's document of `kind` for `seed`.
+fn generated(kind: DocumentKind, seed: u64) -> SynthDocument {
+    use rand::SeedableRng;
+    hawiya::synth::identity::generate(kind, &mut rand_chacha::ChaCha8Rng::seed_from_u64(seed))
+}
+
+/// Calls `check(kind, key, text, font)` for every field the generator prints, for each
+/// of `seeds` of every kind, in every font its layout may print the field in.
+fn for_each_field_in_each_font(
+    seeds: std::ops::Range<u64>,
+    mut check: impl FnMut(DocumentKind, &str, &str, FontId),
+) {
+    let library = FontLibrary::global().unwrap();
+    for kind in DocumentKind::ALL {
+        let layout = hawiya::layout::builtin(kind);
+        for seed in seeds.clone() {
+            for (key, text) in &generated(kind, seed).fields {
+                let Some(spec) = layout.field(key) else {
+                    continue;
+                };
+                for font in library.fonts_for(spec.script) {
+                    check(kind, key, text, font);
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -93,19 +122,7 @@ fn files_decode_to_the_size_in_the_truth() {
         let jpeg_or_png = if capture == CaptureMode::Pdf {
             let pdf = lopdf::Document::load_mem(&doc.bytes).unwrap();
             assert_eq!(pdf.get_pages().len(), 1);
-            pdf.objects
-                .values()
-                .find_map(|o| match o {
-                    lopdf::Object::Stream(s)
-                        if s.dict
-                            .get(b"Filter")
-                            .is_ok_and(|f| f.as_name().ok() == Some(b"DCTDecode")) =>
-                    {
-                        Some(s.content.clone())
-                    }
-                    _ => None,
-                })
-                .unwrap()
+            embedded_jpeg(&pdf).unwrap()
         } else {
             doc.bytes.clone()
         };
@@ -270,45 +287,26 @@ fn line_crops_cover_every_category_and_script() {
 
 #[test]
 fn every_generated_character_has_a_glyph_in_every_font_choice() {
-    use rand::SeedableRng;
     let library = FontLibrary::global().unwrap();
-    for kind in DocumentKind::ALL {
-        let layout = hawiya::layout::builtin(kind);
-        for seed in 0..150 {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            let doc = hawiya::synth::identity::generate(kind, &mut rng);
-            for (key, text) in &doc.fields {
-                let Some(spec) = layout.field(key) else {
-                    continue;
-                };
-                for font in library.fonts_for(spec.script) {
-                    for (i, used) in library.resolve(text, font) {
-                        let c = text[i..].chars().next().unwrap();
-                        assert!(
-                            c.is_whitespace() || library.font(used).covers(c),
-                            "{kind} {key}: {c:?} ({:04X}) of {text:?} has no glyph",
-                            c as u32
-                        );
-                    }
-                }
-            }
+    for_each_field_in_each_font(0..150, |kind, key, text, font| {
+        for (i, used) in library.resolve(text, font) {
+            let c = text[i..].chars().next().unwrap();
+            assert!(
+                c.is_whitespace() || library.font(used).covers(c),
+                "{kind} {key}: {c:?} ({:04X}) of {text:?} has no glyph",
+                c as u32
+            );
         }
-    }
+    });
 }
 
 #[test]
 fn every_layout_field_is_a_key_the_generator_prints() {
-    use rand::SeedableRng;
     for kind in DocumentKind::ALL {
         let layout = hawiya::layout::builtin(kind);
         let mut printed = std::collections::BTreeSet::new();
         for seed in 0..300 {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            printed.extend(
-                hawiya::synth::identity::generate(kind, &mut rng)
-                    .fields
-                    .into_keys(),
-            );
+            printed.extend(generated(kind, seed).fields.into_keys());
         }
         for field in &layout.fields {
             assert!(
@@ -345,33 +343,20 @@ fn crops_do_not_depend_on_the_thread_or_the_order_they_are_made_in() {
 
 #[test]
 fn shaping_drops_no_character_of_any_generated_field() {
-    use rand::SeedableRng;
     let library = FontLibrary::global().unwrap();
     with_engine(|engine| {
-        for kind in DocumentKind::ALL {
-            let layout = hawiya::layout::builtin(kind);
-            for seed in 0..40 {
-                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-                let doc = hawiya::synth::identity::generate(kind, &mut rng);
-                for (key, text) in &doc.fields {
-                    let Some(spec) = layout.field(key) else {
-                        continue;
-                    };
-                    for font in library.fonts_for(spec.script) {
-                        let line = engine.shape(text, font, 24.0);
-                        for (i, c) in text.char_indices().filter(|(_, c)| !c.is_whitespace()) {
-                            assert!(
-                                line.glyphs
-                                    .iter()
-                                    .any(|g| g.start <= i && i < g.end.max(g.start + 1)),
-                                "{kind} {key}: {c:?} at {i} of {text:?} has no glyph in {}",
-                                library.font(font).file
-                            );
-                        }
-                    }
-                }
+        for_each_field_in_each_font(0..40, |kind, key, text, font| {
+            let line = engine.shape(text, font, 24.0);
+            for (i, c) in text.char_indices().filter(|(_, c)| !c.is_whitespace()) {
+                assert!(
+                    line.glyphs
+                        .iter()
+                        .any(|g| g.start <= i && i < g.end.max(g.start + 1)),
+                    "{kind} {key}: {c:?} at {i} of {text:?} has no glyph in {}",
+                    library.font(font).file
+                );
             }
-        }
+        })
     })
     .unwrap();
 }
