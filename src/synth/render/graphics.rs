@@ -183,50 +183,20 @@ pub fn portrait(img: &mut RgbImage, rect: PxRect, rng: &mut ChaCha8Rng, opacity:
                     c[i] = c[i] * (1.0 - a) + col[i] as f32 * light * a;
                 }
             };
-            let shoulders = ellipse_distance(px, py, hx, y1 + h * 0.08, w * 0.48, h * 0.30, 0.0);
+            // Every part is an upright ellipse on the portrait's vertical axis.
+            let part = |cy: f32, rx: f32, ry: f32| ellipse_distance(px, py, hx, cy, rx, ry, 0.0);
+            let shoulders = part(y1 + h * 0.08, w * 0.48, h * 0.30);
             paint(cloth, coverage(shoulders), 1.0);
-            let neck = ellipse_distance(
-                px,
-                py,
-                hx,
-                hy + head_ry * 1.1,
-                head_rx * 0.5,
-                head_ry * 0.6,
-                0.0,
-            );
+            let neck = part(hy + head_ry * 1.1, head_rx * 0.5, head_ry * 0.6);
             paint(skin, coverage(neck), 0.85);
             if covered {
-                let veil = ellipse_distance(
-                    px,
-                    py,
-                    hx,
-                    hy + head_ry * 0.25,
-                    head_rx * 1.35,
-                    head_ry * 1.45,
-                    0.0,
-                );
+                let veil = part(hy + head_ry * 0.25, head_rx * 1.35, head_ry * 1.45);
                 paint(scarf, coverage(veil), 1.0);
             } else {
-                let hair_shape = ellipse_distance(
-                    px,
-                    py,
-                    hx,
-                    hy - head_ry * 0.18,
-                    head_rx * 1.1,
-                    head_ry * 0.95,
-                    0.0,
-                );
+                let hair_shape = part(hy - head_ry * 0.18, head_rx * 1.1, head_ry * 0.95);
                 paint(hair, coverage(hair_shape), 1.0);
             }
-            let face = ellipse_distance(
-                px,
-                py,
-                hx,
-                hy + head_ry * 0.08,
-                head_rx,
-                head_ry * 0.92,
-                0.0,
-            );
+            let face = part(hy + head_ry * 0.08, head_rx, head_ry * 0.92);
             let light = 1.0 - 0.25 * ((px - hx) / head_rx).abs().powi(2);
             paint(skin, coverage(face), light);
             let alpha = opacity;

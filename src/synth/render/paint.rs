@@ -9,27 +9,34 @@ use super::text::TextMask;
 /// coordinates are ignored.
 #[inline]
 pub fn blend(img: &mut RgbImage, x: i32, y: i32, color: [u8; 3], alpha: f32) {
-    if x < 0 || y < 0 || x >= img.width() as i32 || y >= img.height() as i32 || alpha <= 0.0 {
-        return;
-    }
-    let a = alpha.min(1.0);
-    let p = img.get_pixel_mut(x as u32, y as u32);
-    for (v, &c) in p.0.iter_mut().zip(&color) {
-        *v = (*v as f32 * (1.0 - a) + c as f32 * a + 0.5) as u8;
-    }
+    mix(img, x, y, color, alpha, |_, c| c);
 }
 
 /// Multiplies the pixel by `color` (ink printed on paper darkens, never lightens).
 #[inline]
 pub fn multiply(img: &mut RgbImage, x: i32, y: i32, color: [u8; 3], alpha: f32) {
+    mix(img, x, y, color, alpha, |v, c| v * c / 255.0);
+}
+
+/// Moves each channel of the pixel at (x, y) towards `target(channel, color channel)`
+/// by `alpha` (0..1); out-of-range coordinates are ignored.
+#[inline]
+fn mix(
+    img: &mut RgbImage,
+    x: i32,
+    y: i32,
+    color: [u8; 3],
+    alpha: f32,
+    target: impl Fn(f32, f32) -> f32,
+) {
     if x < 0 || y < 0 || x >= img.width() as i32 || y >= img.height() as i32 || alpha <= 0.0 {
         return;
     }
     let a = alpha.min(1.0);
     let p = img.get_pixel_mut(x as u32, y as u32);
     for (v, &c) in p.0.iter_mut().zip(&color) {
-        let m = *v as f32 * c as f32 / 255.0;
-        *v = (*v as f32 * (1.0 - a) + m * a + 0.5) as u8;
+        let t = target(*v as f32, c as f32);
+        *v = (*v as f32 * (1.0 - a) + t * a + 0.5) as u8;
     }
 }
 
@@ -149,22 +156,19 @@ pub fn fill_polygon(img: &mut RgbImage, points: &[(f32, f32)], color: [u8; 3], a
         return;
     }
     const SUB: usize = 4;
-    let min_y = points
-        .iter()
-        .map(|p| p.1)
-        .fold(f32::MAX, f32::min)
-        .floor()
-        .max(0.0) as i32;
-    let max_y = (points.iter().map(|p| p.1).fold(f32::MIN, f32::max).ceil() as i32)
-        .min(img.height() as i32);
-    let min_x = points
-        .iter()
-        .map(|p| p.0)
-        .fold(f32::MAX, f32::min)
-        .floor()
-        .max(0.0) as i32;
-    let max_x =
-        (points.iter().map(|p| p.0).fold(f32::MIN, f32::max).ceil() as i32).min(img.width() as i32);
+    // The pixel range covered along one axis, clipped to the image.
+    let extent = |coord: fn(&(f32, f32)) -> f32, size: u32| {
+        let (lo, hi) = points
+            .iter()
+            .map(coord)
+            .fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        (
+            lo.floor().max(0.0) as i32,
+            (hi.ceil() as i32).min(size as i32),
+        )
+    };
+    let (min_y, max_y) = extent(|p| p.1, img.height());
+    let (min_x, max_x) = extent(|p| p.0, img.width());
     if min_x >= max_x || min_y >= max_y {
         return;
     }
