@@ -150,10 +150,10 @@ fn adapt(arabic: &str, egyptian: String, convention: Convention) -> String {
         latin = format!("{article}{rest}");
     }
     if folded.contains('ج') {
-        latin = replace_g_with_j(&latin);
+        latin = replace_unless_before_h(&latin, 'g', 'j');
     }
     if convention != Convention::Sudanese && folded.contains('ق') && !folded.contains('ك') {
-        latin = replace_k_with_q(&latin);
+        latin = replace_unless_before_h(&latin, 'k', 'q');
     }
     if latin.ends_with('y') && (arabic.ends_with('ي') || arabic.ends_with('ى')) {
         latin.pop();
@@ -162,28 +162,22 @@ fn adapt(arabic: &str, egyptian: String, convention: Convention) -> String {
     latin
 }
 
-fn replace_g_with_j(latin: &str) -> String {
+/// `from` (either case) becomes `to` except where it opens a digraph with `h` (`gh`, `kh`).
+fn replace_unless_before_h(latin: &str, from: char, to: char) -> String {
     let chars: Vec<char> = latin.chars().collect();
     chars
         .iter()
         .enumerate()
-        .map(|(i, &c)| match c {
-            'g' if chars.get(i + 1) != Some(&'h') => 'j',
-            'G' if chars.get(i + 1) != Some(&'h') => 'J',
-            c => c,
-        })
-        .collect()
-}
-
-fn replace_k_with_q(latin: &str) -> String {
-    let chars: Vec<char> = latin.chars().collect();
-    chars
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| match c {
-            'k' if chars.get(i + 1) != Some(&'h') => 'q',
-            'K' if chars.get(i + 1) != Some(&'h') => 'Q',
-            c => c,
+        .map(|(i, &c)| {
+            if chars.get(i + 1) == Some(&'h') {
+                c
+            } else if c == from {
+                to
+            } else if c == from.to_ascii_uppercase() {
+                to.to_ascii_uppercase()
+            } else {
+                c
+            }
         })
         .collect()
 }
