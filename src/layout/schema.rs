@@ -262,35 +262,29 @@ impl Layout {
         if !(self.page.width_mm > 0.0 && self.page.height_mm > 0.0) {
             return Err(invalid("page size must be positive".into()));
         }
-        let check_size = |what: &str, size: &FontSize| {
+        // A printed text (`what` names it) needs a box on the card and a sane size range.
+        let check_text = |what: &str, name: &str, rect: &UnitRect, size: &FontSize| {
+            if !rect.is_valid() {
+                return Err(invalid(format!(
+                    "{what} `{name}`: box {rect:?} is not inside the card"
+                )));
+            }
             if size.min > 0.0 && size.min <= size.max && size.max < 0.5 {
                 Ok(())
             } else {
                 Err(invalid(format!(
-                    "{what}: font size range {size:?} is not 0 < min <= max < 0.5"
+                    "{name}: font size range {size:?} is not 0 < min <= max < 0.5"
                 )))
             }
         };
         for (i, field) in self.fields.iter().enumerate() {
-            if !field.rect.is_valid() {
-                return Err(invalid(format!(
-                    "field `{}`: box {:?} is not inside the card",
-                    field.key, field.rect
-                )));
-            }
-            check_size(&field.key, &field.size)?;
+            check_text("field", &field.key, &field.rect, &field.size)?;
             if self.fields[..i].iter().any(|f| f.key == field.key) {
                 return Err(invalid(format!("field `{}` appears twice", field.key)));
             }
         }
         for text in &self.fixed_texts {
-            if !text.rect.is_valid() {
-                return Err(invalid(format!(
-                    "fixed text `{}`: box {:?} is not inside the card",
-                    text.text, text.rect
-                )));
-            }
-            check_size(&text.text, &text.size)?;
+            check_text("fixed text", &text.text, &text.rect, &text.size)?;
         }
         if let Some(g) = self.graphics.iter().find(|g| !g.rect.is_valid()) {
             return Err(invalid(format!(
