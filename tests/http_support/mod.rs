@@ -238,8 +238,14 @@ impl TestServer {
         Answer::of(response).await
     }
 
+    /// GET `path` without a key.
     pub async fn get(&self, path: &str) -> Answer {
         Answer::of(self.client.get(self.url(path)).send().await.unwrap()).await
+    }
+
+    /// POST `path` without a key or a body.
+    pub async fn post(&self, path: &str) -> Answer {
+        Answer::of(self.client.post(self.url(path)).send().await.unwrap()).await
     }
 }
 
