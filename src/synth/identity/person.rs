@@ -31,6 +31,15 @@ impl NamePart {
     }
 }
 
+/// One spelling (`spelling` picks Arabic or Latin) of `names`, space-separated.
+fn join_names(names: &[NamePart], spelling: impl Fn(&NamePart) -> &String) -> String {
+    names
+        .iter()
+        .map(|n| spelling(n).as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[derive(Debug, Clone)]
 pub struct Person {
     pub gender: Gender,
@@ -98,27 +107,15 @@ impl Person {
 
     /// Everything after the given name, as on the second name line of the ID.
     pub fn rest(&self) -> String {
-        self.names[1..]
-            .iter()
-            .map(|n| n.arabic.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
+        join_names(&self.names[1..], |n| &n.arabic)
     }
 
     pub fn full(&self) -> String {
-        self.names
-            .iter()
-            .map(|n| n.arabic.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
+        join_names(&self.names, |n| &n.arabic)
     }
 
     pub fn latin_full(&self) -> String {
-        self.names
-            .iter()
-            .map(|n| n.latin.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
+        join_names(&self.names, |n| &n.latin)
     }
 
     /// Completed years on `date`.
