@@ -156,10 +156,7 @@ fn printed_national_ids_and_mrz_lines_validate() {
 /// Glyph positions of `text` in the Amiri face with their cluster starts.
 fn shaped(text: &str, file: &str) -> (Vec<(i32, usize, u16)>, bool) {
     let library = FontLibrary::global().unwrap();
-    let font = library
-        .ids()
-        .find(|&id| library.font(id).file == file)
-        .unwrap();
+    let font = library.by_file(file).unwrap();
     with_engine(|engine| {
         let line = engine.shape(text, font, 40.0);
         (
@@ -230,10 +227,7 @@ fn numbers_read_left_to_right_inside_arabic_lines() {
 #[test]
 fn characters_missing_from_a_font_come_from_a_fallback() {
     let library = FontLibrary::global().unwrap();
-    let naskh = library
-        .ids()
-        .find(|&id| library.font(id).file == "NotoNaskhArabic-Bold.ttf")
-        .unwrap();
+    let naskh = library.by_file("NotoNaskhArabic-Bold.ttf").unwrap();
     assert!(!library.font(naskh).covers('/') && !library.font(naskh).covers('-'));
     let text = "١٩٩٠/٠٣ - القاهرة";
     with_engine(|engine| {

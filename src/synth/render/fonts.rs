@@ -171,6 +171,11 @@ impl FontLibrary {
         (0..self.fonts.len()).map(|i| FontId(i as u8))
     }
 
+    /// The font loaded from `file` (a name of the font table, e.g. `OCRB.otf`).
+    pub fn by_file(&self, file: &str) -> Option<FontId> {
+        self.ids().find(|&id| self.font(id).file == file)
+    }
+
     /// The fonts that print `script`, the fallback first.
     pub fn fonts_for(&self, script: Script) -> impl Iterator<Item = FontId> + '_ {
         self.ids().filter(move |&id| self.font(id).script == script)
@@ -258,10 +263,7 @@ mod tests {
     #[test]
     fn a_character_missing_from_the_chosen_font_falls_back() {
         let library = FontLibrary::global().unwrap();
-        let naskh = library
-            .ids()
-            .find(|&id| library.font(id).file == "NotoNaskhArabic-Bold.ttf")
-            .unwrap();
+        let naskh = library.by_file("NotoNaskhArabic-Bold.ttf").unwrap();
         // Noto Naskh Arabic has no '/' or '-': dates and addresses need the fallback.
         assert!(!library.font(naskh).covers('/'));
         let resolved = library.resolve("١٩٩٠/٠٣", naskh);
