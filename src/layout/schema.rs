@@ -185,6 +185,18 @@ pub struct FixedText {
     pub accent: bool,
 }
 
+impl FixedText {
+    /// The line category of the text: Arabic labels and headers are `Other`, the
+    /// rest `Latin`.
+    pub fn category(&self) -> LineCategory {
+        if self.script == Script::Arabic {
+            LineCategory::Other
+        } else {
+            LineCategory::Latin
+        }
+    }
+}
+
 /// What a graphic element is; the renderer draws each procedurally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -105,15 +105,10 @@ fn choose_line(rng: &mut ChaCha8Rng) -> LineSpec {
         printed.is_empty() || (rng.random_bool(FIXED_TEXT_RATE) && !layout.fixed_texts.is_empty());
     if use_fixed && !layout.fixed_texts.is_empty() {
         let fixed = &layout.fixed_texts[rng.random_range(0..layout.fixed_texts.len())];
-        let category = if fixed.script == Script::Arabic {
-            LineCategory::Other
-        } else {
-            LineCategory::Latin
-        };
         return LineSpec {
             text: fixed.text.clone(),
             script: fixed.script,
-            category,
+            category: fixed.category(),
             neighbours,
             labels,
             kind,

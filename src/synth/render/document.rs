@@ -238,15 +238,10 @@ impl Card<'_> {
             };
             let rect =
                 self.draw_text_in_box(engine, &fixed.text, &pen, fixed.rect, fixed.align, size);
-            let category = if fixed.script == Script::Arabic {
-                LineCategory::Other
-            } else {
-                LineCategory::Latin
-            };
             lines.push(PrintedLine {
                 key: None,
                 text: fixed.text.clone(),
-                category,
+                category: fixed.category(),
                 script: fixed.script,
                 rect,
             });
