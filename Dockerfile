@@ -10,7 +10,7 @@ COPY --from=build /src/target/release/hawiya /usr/local/bin/hawiya
 COPY --from=build /src/models /opt/hawiya/models
 USER hawiya
 WORKDIR /var/lib/hawiya
-ENV HAWIYA_MODEL_DIR=/opt/hawiya/models/recognizer \
+ENV HAWIYA_MODELS=/opt/hawiya/models \
     HAWIYA_DATA_DIR=/var/lib/hawiya
 EXPOSE 8080
 VOLUME ["/var/lib/hawiya"]
