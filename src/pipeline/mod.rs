@@ -3,6 +3,7 @@
 //! decode → locate and rectify → classify kind and side → cut field crops → read
 //! them through the recognizer's batcher → post-process and validate per kind.
 
+pub mod decode;
 mod extraction;
 
 pub use extraction::{ExtractError, Extraction, IdType};
