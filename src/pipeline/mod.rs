@@ -5,6 +5,8 @@
 
 pub mod decode;
 mod extraction;
+pub mod locate;
+pub mod warp;
 
 pub use extraction::{ExtractError, Extraction, IdType};
 
