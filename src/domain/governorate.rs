@@ -41,7 +41,11 @@ pub const GOVERNORATES: [Governorate; 28] = [
 ];
 
 const fn g(code: u8, arabic: &'static str, english: &'static str) -> Governorate {
-    Governorate { code, arabic, english }
+    Governorate {
+        code,
+        arabic,
+        english,
+    }
 }
 
 impl Governorate {

@@ -6,6 +6,7 @@
 pub mod decode;
 mod extraction;
 pub mod locate;
+pub mod post;
 pub mod warp;
 
 pub use extraction::{ExtractError, Extraction, IdType};
