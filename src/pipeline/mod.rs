@@ -3,10 +3,10 @@
 //! decode → locate and rectify → classify kind and side → cut field crops → read
 //! them through the recognizer's batcher → post-process and validate per kind.
 
+pub mod classify;
 pub mod decode;
 mod extraction;
 pub mod locate;
-pub mod post;
 pub mod warp;
 
 pub use extraction::{ExtractError, Extraction, IdType};
