@@ -172,7 +172,7 @@ impl NationalId {
     /// True when `S mod 11 == 0`, the one case where the published variants disagree
     /// (A gives 1, B gives 0); a reading that relies on it deserves less confidence.
     pub fn check_digit_is_ambiguous(&self) -> bool {
-        weighted_sum(&self.digits[..13]) % 11 == 0
+        weighted_sum(&self.digits[..13]).is_multiple_of(11)
     }
 
     pub fn ascii(&self) -> String {

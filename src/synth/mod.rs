@@ -2,5 +2,8 @@
 //! onto every kind of document, with exact ground truth.
 
 mod document;
+pub mod identity;
+pub mod vocab;
 
 pub use document::{LineCategory, SynthDocument};
+pub use identity::generate;
