@@ -374,12 +374,12 @@ mod tests {
         let paper = palette[kind];
         RgbImage::from_fn(300, 190, |x, y| {
             let (u, v) = (x as f32 / 300.0, y as f32 / 190.0);
-            let row = ((v * 10.0) as usize + kind) % 3 == 0;
+            let row = ((v * 10.0) as usize + kind).is_multiple_of(3);
             let block = (u > 0.1 * (kind % 4) as f32 + 0.02 * (variant % 3) as f32)
                 && u < 0.9
                 && row
                 && v > 0.2;
-            if block && (x / 3 + variant) % 4 != 0 {
+            if block && !(x / 3 + variant).is_multiple_of(4) {
                 Rgb([30, 30, 30])
             } else {
                 let shade = (variant % 5) as u8 * 4;

@@ -524,7 +524,7 @@ pub(crate) mod tests {
                 && [0.3, 0.4, 0.5, 0.6, 0.8]
                     .iter()
                     .any(|&row| (v - row).abs() < 0.02)
-                && ((u * 60.0) as u32 % 3 != 0);
+                && !((u * 60.0) as u32).is_multiple_of(3);
             if photo {
                 Rgb([120, 100, 90])
             } else if text {

@@ -7,6 +7,7 @@ pub mod classify;
 pub mod decode;
 mod extraction;
 pub mod locate;
+pub mod post;
 pub mod warp;
 
 pub use extraction::{ExtractError, Extraction, IdType};

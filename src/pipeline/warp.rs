@@ -98,8 +98,9 @@ impl Homography {
             for row in 0..8 {
                 if row != col {
                     let factor = a[row][col] / a[col][col];
-                    for k in col..9 {
-                        a[row][k] -= factor * a[col][k];
+                    let pivot_row = a[col];
+                    for (value, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                        *value -= factor * p;
                     }
                 }
             }

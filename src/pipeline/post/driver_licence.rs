@@ -19,15 +19,34 @@ pub fn check(readings: &Readings) -> CheckedFields {
     put("name", text::plain(readings, "name"));
     put("job", text::plain(readings, "job"));
     put("traffic_unit", text::plain(readings, "traffic_unit"));
-    put("nationality", text::snap(readings, "nationality", &NATIONALITIES));
+    put(
+        "nationality",
+        text::snap(readings, "nationality", &NATIONALITIES),
+    );
     put("address", address_with_governorate(readings, "address"));
     let categories: Vec<&str> = LICENCE_CATEGORIES.iter().map(|c| c.0).collect();
-    put("licence_category", text::snap(readings, "licence_category", &categories));
-    put("blood_group", text::latin(readings, "blood_group", |t| BLOOD_GROUPS.contains(&t.replace(' ', "").as_str())));
-    let id = nid::national_id(readings, "national_id", Digits::ArabicIndic, Expect::default());
+    put(
+        "licence_category",
+        text::snap(readings, "licence_category", &categories),
+    );
+    put(
+        "blood_group",
+        text::latin(readings, "blood_group", |t| {
+            BLOOD_GROUPS.contains(&t.replace(' ', "").as_str())
+        }),
+    );
+    let id = nid::national_id(
+        readings,
+        "national_id",
+        Digits::ArabicIndic,
+        Expect::default(),
+    );
     put("national_id", id.map(|(checked, _)| checked));
     for key in ["issue_date", "expiry_date"] {
-        put(key, text::date(readings, key, DateForm::ArabicYmd, |_| true).map(|(c, _)| c));
+        put(
+            key,
+            text::date(readings, key, DateForm::ArabicYmd, |_| true).map(|(c, _)| c),
+        );
     }
     fields
 }

@@ -37,7 +37,12 @@ pub struct LineReading {
 impl LineReading {
     /// A reading with a single hypothesis.
     pub fn single(text: impl Into<String>, confidence: f32) -> LineReading {
-        LineReading { candidates: vec![Candidate { text: text.into(), confidence }] }
+        LineReading {
+            candidates: vec![Candidate {
+                text: text.into(),
+                confidence,
+            }],
+        }
     }
 
     pub fn best(&self) -> Option<&Candidate> {
@@ -58,7 +63,10 @@ pub struct Checked {
 
 impl Checked {
     pub fn new(text: impl Into<String>, confidence: f32) -> Checked {
-        Checked { text: text.into(), confidence: confidence.clamp(0.0, 1.0) }
+        Checked {
+            text: text.into(),
+            confidence: confidence.clamp(0.0, 1.0),
+        }
     }
 }
 
@@ -95,12 +103,21 @@ pub fn post_process(kind: DocumentKind, readings: &Readings) -> PostProcessed {
 }
 
 fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
-    let printed: BTreeMap<String, String> =
-        fields.iter().filter(|(_, f)| !f.text.is_empty()).map(|(k, f)| (k.clone(), f.text.clone())).collect();
+    let printed: BTreeMap<String, String> = fields
+        .iter()
+        .filter(|(_, f)| !f.text.is_empty())
+        .map(|(k, f)| (k.clone(), f.text.clone()))
+        .collect();
     let (flow_a, flow_b) = crate::record::build(kind, &printed);
-    let field_confidence: BTreeMap<String, f32> = fields.iter().map(|(k, f)| (k.clone(), f.confidence)).collect();
-    let low_confidence_fields =
-        field_confidence.iter().filter(|(_, c)| **c < LOW_CONFIDENCE).map(|(k, _)| k.clone()).collect();
+    let field_confidence: BTreeMap<String, f32> = fields
+        .iter()
+        .map(|(k, f)| (k.clone(), f.confidence))
+        .collect();
+    let low_confidence_fields = field_confidence
+        .iter()
+        .filter(|(_, c)| **c < LOW_CONFIDENCE)
+        .map(|(k, _)| k.clone())
+        .collect();
     // The weakest field bounds the document; the mean keeps one shaky optional
     // line from dominating.
     let confidence = if field_confidence.is_empty() {
@@ -110,5 +127,12 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
         let min = field_confidence.values().copied().fold(1.0, f32::min);
         0.5 * mean + 0.5 * min
     };
-    PostProcessed { fields, flow_a, flow_b, confidence, field_confidence, low_confidence_fields }
+    PostProcessed {
+        fields,
+        flow_a,
+        flow_b,
+        confidence,
+        field_confidence,
+        low_confidence_fields,
+    }
 }

@@ -22,7 +22,8 @@ pub struct Expect {
 
 impl Expect {
     fn agrees(&self, id: &NationalId) -> bool {
-        self.birth.is_none_or(|b| b == id.birth_date()) && self.gender.is_none_or(|g| g == id.gender())
+        self.birth.is_none_or(|b| b == id.birth_date())
+            && self.gender.is_none_or(|g| g == id.gender())
     }
 }
 
@@ -47,7 +48,11 @@ fn print(id: &NationalId, digits: Digits) -> String {
 /// misreading passes the rules about one time in a hundred.
 fn validated(confidence: f32, id: &NationalId) -> f32 {
     let boosted = 1.0 - (1.0 - confidence) * 0.5;
-    if id.check_digit_is_ambiguous() { boosted * 0.95 } else { boosted }
+    if id.check_digit_is_ambiguous() {
+        boosted * 0.95
+    } else {
+        boosted
+    }
 }
 
 /// The national ID of field `key`, and the parsed number when one is valid.
@@ -59,18 +64,31 @@ pub fn national_id(
 ) -> Option<(Checked, Option<NationalId>)> {
     let candidates = &readings.get(key)?.candidates;
     let best = candidates.first()?;
-    let ascii = |text: &str| -> String { to_ascii_digits(text).chars().filter(|c| !c.is_whitespace()).collect() };
+    let ascii = |text: &str| -> String {
+        to_ascii_digits(text)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect()
+    };
     let mut disagreeing: Option<(NationalId, f32)> = None;
     for candidate in candidates {
         if let Ok(id) = NationalId::parse(&ascii(&candidate.text)) {
             if expect.agrees(&id) {
-                return Some((Checked::new(print(&id, digits), validated(candidate.confidence, &id)), Some(id)));
+                return Some((
+                    Checked::new(print(&id, digits), validated(candidate.confidence, &id)),
+                    Some(id),
+                ));
             }
             disagreeing.get_or_insert((id, candidate.confidence));
         }
     }
-    if let Some((id, confidence)) = repair(candidates.iter().take(3).map(|c| (ascii(&c.text), c.confidence)), expect)
-    {
+    if let Some((id, confidence)) = repair(
+        candidates
+            .iter()
+            .take(3)
+            .map(|c| (ascii(&c.text), c.confidence)),
+        expect,
+    ) {
         return Some((Checked::new(print(&id, digits), confidence * 0.7), Some(id)));
     }
     if let Some((id, confidence)) = disagreeing {
@@ -85,7 +103,10 @@ pub fn national_id(
 }
 
 /// The one valid, agreeing number one confusion away from the hypotheses.
-fn repair(hypotheses: impl Iterator<Item = (String, f32)>, expect: Expect) -> Option<(NationalId, f32)> {
+fn repair(
+    hypotheses: impl Iterator<Item = (String, f32)>,
+    expect: Expect,
+) -> Option<(NationalId, f32)> {
     let mut found: Option<(NationalId, f32)> = None;
     for (text, confidence) in hypotheses {
         let digits: Vec<u8> = text.bytes().map(|b| b.wrapping_sub(b'0')).collect();
@@ -102,7 +123,9 @@ fn repair(hypotheses: impl Iterator<Item = (String, f32)>, expect: Expect) -> Op
                 let mut repaired = digits.clone();
                 repaired[position] = replacement;
                 let text: String = repaired.iter().map(|d| char::from(b'0' + d)).collect();
-                let Ok(id) = NationalId::parse(&text) else { continue };
+                let Ok(id) = NationalId::parse(&text) else {
+                    continue;
+                };
                 if !expect.agrees(&id) {
                     continue;
                 }
@@ -123,7 +146,13 @@ mod tests {
     use crate::pipeline::post::{Candidate, LineReading};
 
     fn readings(texts: &[(&str, f32)]) -> Readings {
-        let candidates = texts.iter().map(|(t, c)| Candidate { text: (*t).into(), confidence: *c }).collect();
+        let candidates = texts
+            .iter()
+            .map(|(t, c)| Candidate {
+                text: (*t).into(),
+                confidence: *c,
+            })
+            .collect();
         Readings::from([("national_id".to_owned(), LineReading { candidates })])
     }
 
@@ -132,11 +161,13 @@ mod tests {
     #[test]
     fn accepts_a_valid_reading_in_either_script() {
         let r = readings(&[("٣٠٣١٢٢٤٠٢٠١٨٥٩", 0.8)]);
-        let (checked, id) = national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
         assert_eq!(checked.text, "٣٠٣١٢٢٤٠٢٠١٨٥٩");
         assert_eq!(id.unwrap().ascii(), VALID);
         assert!(checked.confidence > 0.8);
-        let (checked, _) = national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+        let (checked, _) =
+            national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
         assert_eq!(checked.text, VALID);
     }
 
@@ -144,16 +175,25 @@ mod tests {
     fn prefers_an_alternative_that_passes_the_check_digit() {
         // Best reading has a wrong check digit; the second hypothesis is valid.
         let r = readings(&[("30312240201858", 0.7), (VALID, 0.2)]);
-        let (checked, id) = national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
         assert_eq!(checked.text, VALID);
         assert!(id.is_some());
     }
 
     #[test]
     fn prefers_the_reading_that_agrees_with_the_printed_birth_date() {
-        let other = NationalId::compose(NaiveDate::from_ymd_opt(1990, 1, 1).unwrap(), crate::domain::Governorate::from_code(1).unwrap(), 1235).unwrap();
+        let other = NationalId::compose(
+            NaiveDate::from_ymd_opt(1990, 1, 1).unwrap(),
+            crate::domain::Governorate::from_code(1).unwrap(),
+            1235,
+        )
+        .unwrap();
         let r = readings(&[(&other.ascii(), 0.9), (VALID, 0.3)]);
-        let expect = Expect { birth: NaiveDate::from_ymd_opt(2003, 12, 24), gender: None };
+        let expect = Expect {
+            birth: NaiveDate::from_ymd_opt(2003, 12, 24),
+            gender: None,
+        };
         let (checked, _) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
         assert_eq!(checked.text, VALID);
     }
@@ -162,7 +202,10 @@ mod tests {
     fn repairs_a_single_confused_digit() {
         // ٥ read as ٠ in position 13 (check digit 9 stays): 3031224020180 9.
         let r = readings(&[("30312240201809", 0.9)]);
-        let expect = Expect { birth: NaiveDate::from_ymd_opt(2003, 12, 24), gender: Some(Gender::Male) };
+        let expect = Expect {
+            birth: NaiveDate::from_ymd_opt(2003, 12, 24),
+            gender: Some(Gender::Male),
+        };
         let (checked, id) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
         assert_eq!(checked.text, VALID, "{checked:?}");
         assert!(id.is_some());
@@ -172,15 +215,20 @@ mod tests {
     #[test]
     fn flags_an_invalid_reading() {
         let r = readings(&[("1234", 0.95)]);
-        let (checked, id) = national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
         assert!(id.is_none());
         assert_eq!(checked.text, "١٢٣٤");
         assert!(checked.confidence < 0.5);
         // Impossible birth date (month 13), unknown governorate 05, both flagged.
         for bad in ["30313240201859", "30312240501859"] {
             let r = readings(&[(bad, 0.95)]);
-            let (checked, id) = national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
-            assert!(id.is_none() || checked.confidence < 0.7, "{bad}: {checked:?}");
+            let (checked, id) =
+                national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+            assert!(
+                id.is_none() || checked.confidence < 0.7,
+                "{bad}: {checked:?}"
+            );
         }
     }
 }

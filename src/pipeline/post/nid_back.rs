@@ -25,9 +25,22 @@ const VALIDITY_YEARS: i32 = 7;
 pub fn check(readings: &Readings) -> CheckedFields {
     let mut fields = CheckedFields::new();
     let printed_gender = text::snap(readings, "gender", &GENDERS);
-    let gender_hint = printed_gender.as_ref().filter(|g| g.confidence >= 0.5).and_then(|g| gender_of(&g.text));
-    let id = nid::national_id(readings, "national_id", Digits::ArabicIndic, Expect { birth: None, gender: gender_hint });
-    let id_gender = id.as_ref().and_then(|(_, parsed)| parsed.map(|p| p.gender()));
+    let gender_hint = printed_gender
+        .as_ref()
+        .filter(|g| g.confidence >= 0.5)
+        .and_then(|g| gender_of(&g.text));
+    let id = nid::national_id(
+        readings,
+        "national_id",
+        Digits::ArabicIndic,
+        Expect {
+            birth: None,
+            gender: gender_hint,
+        },
+    );
+    let id_gender = id
+        .as_ref()
+        .and_then(|(_, parsed)| parsed.map(|p| p.gender()));
     if let Some((checked, _)) = id {
         fields.insert("national_id".to_owned(), checked);
     }
@@ -39,7 +52,10 @@ pub fn check(readings: &Readings) -> CheckedFields {
             Some(from_id)
         }
         (Some(printed), Some(from_id)) => {
-            fields.insert("gender".to_owned(), Checked::new(from_id.arabic(), printed.confidence * 0.7));
+            fields.insert(
+                "gender".to_owned(),
+                Checked::new(from_id.arabic(), printed.confidence * 0.7),
+            );
             Some(from_id)
         }
         (Some(printed), None) => {
@@ -52,7 +68,10 @@ pub fn check(readings: &Readings) -> CheckedFields {
     let (religions, marital): (&[&str], &[&str]) = match gender {
         Some(Gender::Male) => (&RELIGIONS_MALE, &MARITAL_MALE),
         Some(Gender::Female) => (&RELIGIONS_FEMALE, &MARITAL_FEMALE),
-        None => (&[RELIGIONS_MALE, RELIGIONS_FEMALE].concat(), &[&MARITAL_MALE[..], &MARITAL_FEMALE[..]].concat()),
+        None => (
+            &[RELIGIONS_MALE, RELIGIONS_FEMALE].concat(),
+            &[&MARITAL_MALE[..], &MARITAL_FEMALE[..]].concat(),
+        ),
     };
     if let Some(checked) = text::snap(readings, "religion", religions) {
         fields.insert("religion".to_owned(), checked);
@@ -77,7 +96,8 @@ pub fn check(readings: &Readings) -> CheckedFields {
     let expiry = text::date(readings, "expiry_date", DateForm::ArabicYmd, seven_years_on)
         .filter(|(_, d)| d.is_some())
         .or_else(|| text::date(readings, "expiry_date", DateForm::ArabicYmd, |_| true));
-    let consistent = matches!((&issue_month, &expiry), (Some(_), Some((_, Some(e)))) if seven_years_on(*e));
+    let consistent =
+        matches!((&issue_month, &expiry), (Some(_), Some((_, Some(e)))) if seven_years_on(*e));
     for (key, value) in [("issue_date", issue), ("expiry_date", expiry)] {
         if let Some((mut checked, _)) = value {
             if consistent {
@@ -103,7 +123,10 @@ mod tests {
     use crate::pipeline::post::LineReading;
 
     fn readings(pairs: &[(&str, &str)]) -> Readings {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9))).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9)))
+            .collect()
     }
 
     #[test]
@@ -128,7 +151,11 @@ mod tests {
     #[test]
     fn the_valid_number_corrects_the_printed_gender_and_its_forms() {
         // Digit 13 is 5: male. The status line was read as female forms.
-        let r = readings(&[("national_id", "30312240201859"), ("gender", "أنثى"), ("religion", "مسلمة")]);
+        let r = readings(&[
+            ("national_id", "30312240201859"),
+            ("gender", "أنثى"),
+            ("religion", "مسلمة"),
+        ]);
         let fields = check(&r);
         assert_eq!(fields["gender"].text, "ذكر");
         assert!(fields["gender"].confidence < 0.9);

@@ -26,20 +26,30 @@ pub fn check(readings: &Readings) -> CheckedFields {
         Some(PrintedDate::Day(day)) => Some(*day),
         _ => None,
     });
-    let expect = Expect { birth: printed_birth, gender: None };
+    let expect = Expect {
+        birth: printed_birth,
+        gender: None,
+    };
     let id = nid::national_id(readings, "national_id", Digits::ArabicIndic, expect);
     if let Some((checked, parsed)) = id {
         if let Some(parsed) = parsed {
             let agreed = printed_birth == Some(parsed.birth_date());
-            let from_id = text::print_date(PrintedDate::Day(parsed.birth_date()), DateForm::ArabicYmd);
+            let from_id =
+                text::print_date(PrintedDate::Day(parsed.birth_date()), DateForm::ArabicYmd);
             match (&birth, from_id) {
                 (Some((b, _)), _) if agreed => {
                     // Two independent readings agree: both are near certain.
                     let confidence = 1.0 - (1.0 - b.confidence) * (1.0 - checked.confidence);
-                    fields.insert("birth_date".to_owned(), Checked::new(b.text.clone(), confidence));
+                    fields.insert(
+                        "birth_date".to_owned(),
+                        Checked::new(b.text.clone(), confidence),
+                    );
                 }
                 (_, Some(text)) => {
-                    fields.insert("birth_date".to_owned(), Checked::new(text, checked.confidence * 0.9));
+                    fields.insert(
+                        "birth_date".to_owned(),
+                        Checked::new(text, checked.confidence * 0.9),
+                    );
                 }
                 _ => {}
             }
@@ -79,7 +89,10 @@ pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checke
                 Some(head) => format!("{head} - {}", gov.arabic),
                 None => gov.arabic.to_owned(),
             };
-            Some(Checked::new(fixed, best.confidence * 0.85f32.powi(distance as i32)))
+            Some(Checked::new(
+                fixed,
+                best.confidence * 0.85f32.powi(distance as i32),
+            ))
         }
         None => Some(Checked::new(cleaned, best.confidence * text::FAILED_RULE)),
     }
@@ -109,7 +122,11 @@ pub fn serial(readings: &Readings, key: &str) -> Option<Checked> {
     let candidates = &readings.get(key)?.candidates;
     let best = candidates.first()?;
     for (rank, candidate) in candidates.iter().enumerate() {
-        let compact: Vec<char> = candidate.text.chars().filter(|c| !c.is_whitespace()).collect();
+        let compact: Vec<char> = candidate
+            .text
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         if compact.len() != 9 {
             continue;
         }
@@ -139,13 +156,17 @@ pub fn serial(readings: &Readings, key: &str) -> Option<Checked> {
             edits += usize::from(mapped != c);
             fixed.push(mapped);
         }
-        let valid = fixed.chars().take(2).all(|c| c.is_ascii_uppercase()) && fixed.chars().skip(2).all(|c| c.is_ascii_digit());
+        let valid = fixed.chars().take(2).all(|c| c.is_ascii_uppercase())
+            && fixed.chars().skip(2).all(|c| c.is_ascii_digit());
         if valid {
             let penalty = 0.85f32.powi(edits as i32 + rank as i32);
             return Some(Checked::new(fixed, candidate.confidence * penalty));
         }
     }
-    Some(Checked::new(best.text.trim(), best.confidence * text::FAILED_RULE))
+    Some(Checked::new(
+        best.text.trim(),
+        best.confidence * text::FAILED_RULE,
+    ))
 }
 
 #[cfg(test)]
@@ -154,7 +175,10 @@ mod tests {
     use crate::pipeline::post::LineReading;
 
     fn readings(pairs: &[(&str, &str)]) -> Readings {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9))).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9)))
+            .collect()
     }
 
     #[test]
@@ -178,7 +202,10 @@ mod tests {
 
     #[test]
     fn prints_the_birth_date_from_a_valid_number_when_the_date_misreads() {
-        let r = readings(&[("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"), ("birth_date", "٢٠٠٢/١٢/٢٤")]);
+        let r = readings(&[
+            ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("birth_date", "٢٠٠٢/١٢/٢٤"),
+        ]);
         let fields = check(&r);
         assert_eq!(fields["birth_date"].text, "٢٠٠٣/١٢/٢٤");
         assert!(fields["birth_date"].confidence < 0.9);

@@ -42,7 +42,10 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
 }
 
 fn candidates<'a>(readings: &'a Readings, key: &str) -> &'a [Candidate] {
-    readings.get(key).map(|r| r.candidates.as_slice()).unwrap_or_default()
+    readings
+        .get(key)
+        .map(|r| r.candidates.as_slice())
+        .unwrap_or_default()
 }
 
 /// Free text: the best reading, cleaned.
@@ -76,8 +79,14 @@ pub fn snap(readings: &Readings, key: &str, vocabulary: &[&str]) -> Option<Check
         }
     }
     match nearest {
-        Some((distance, entry, confidence)) => Some(Checked::new(entry, confidence * 0.8f32.powi(distance as i32))),
-        None => Some(Checked::new(clean(&best.text), best.confidence * FAILED_RULE)),
+        Some((distance, entry, confidence)) => Some(Checked::new(
+            entry,
+            confidence * 0.8f32.powi(distance as i32),
+        )),
+        None => Some(Checked::new(
+            clean(&best.text),
+            best.confidence * FAILED_RULE,
+        )),
     }
 }
 
@@ -95,9 +104,12 @@ pub enum DateForm {
 impl DateForm {
     fn print(self, date: PrintedDate) -> Option<String> {
         match (self, date) {
-            (DateForm::ArabicYmd, PrintedDate::Day(d)) => {
-                Some(to_arabic_indic(&format!("{:04}/{:02}/{:02}", d.year(), d.month(), d.day())))
-            }
+            (DateForm::ArabicYmd, PrintedDate::Day(d)) => Some(to_arabic_indic(&format!(
+                "{:04}/{:02}/{:02}",
+                d.year(),
+                d.month(),
+                d.day()
+            ))),
             (DateForm::ArabicYm, PrintedDate::Month { year, month }) => {
                 Some(to_arabic_indic(&format!("{year:04}/{month:02}")))
             }
@@ -126,7 +138,9 @@ pub fn date(
     let candidates = candidates(readings, key);
     let best = candidates.first()?;
     for candidate in candidates {
-        let Some(date) = PrintedDate::parse(&candidate.text) else { continue };
+        let Some(date) = PrintedDate::parse(&candidate.text) else {
+            continue;
+        };
         if !(1900..=2100).contains(&date.year()) || !accept(date) {
             continue;
         }
@@ -134,21 +148,34 @@ pub fn date(
             return Some((Checked::new(text, candidate.confidence), Some(date)));
         }
     }
-    Some((Checked::new(clean(&best.text), best.confidence * FAILED_RULE), None))
+    Some((
+        Checked::new(clean(&best.text), best.confidence * FAILED_RULE),
+        None,
+    ))
 }
 
 /// A number printed in Arabic-Indic digits (cylinders, engine size, year): the first
 /// hypothesis made only of digits, with a digit count in `lengths`.
-pub fn arabic_number(readings: &Readings, key: &str, lengths: std::ops::RangeInclusive<usize>) -> Option<Checked> {
+pub fn arabic_number(
+    readings: &Readings,
+    key: &str,
+    lengths: std::ops::RangeInclusive<usize>,
+) -> Option<Checked> {
     let candidates = candidates(readings, key);
     let best = candidates.first()?;
     for candidate in candidates {
-        let ascii: String = to_ascii_digits(&candidate.text).chars().filter(|c| !c.is_whitespace()).collect();
+        let ascii: String = to_ascii_digits(&candidate.text)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         if lengths.contains(&ascii.len()) && ascii.chars().all(|c| c.is_ascii_digit()) {
             return Some(Checked::new(to_arabic_indic(&ascii), candidate.confidence));
         }
     }
-    Some(Checked::new(clean(&best.text), best.confidence * FAILED_RULE))
+    Some(Checked::new(
+        clean(&best.text),
+        best.confidence * FAILED_RULE,
+    ))
 }
 
 /// Latin text printed upper-case (names in Latin, document numbers): the first
@@ -157,12 +184,19 @@ pub fn latin(readings: &Readings, key: &str, valid: impl Fn(&str) -> bool) -> Op
     let candidates = candidates(readings, key);
     let best = candidates.first()?;
     for candidate in candidates {
-        let text = candidate.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = candidate
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         if valid(&text) {
             return Some(Checked::new(text, candidate.confidence));
         }
     }
-    Some(Checked::new(best.text.trim(), best.confidence * FAILED_RULE))
+    Some(Checked::new(
+        best.text.trim(),
+        best.confidence * FAILED_RULE,
+    ))
 }
 
 #[cfg(test)]
@@ -171,7 +205,13 @@ mod tests {
     use crate::pipeline::post::LineReading;
 
     fn readings(key: &str, texts: &[(&str, f32)]) -> Readings {
-        let candidates = texts.iter().map(|(t, c)| Candidate { text: (*t).into(), confidence: *c }).collect();
+        let candidates = texts
+            .iter()
+            .map(|(t, c)| Candidate {
+                text: (*t).into(),
+                confidence: *c,
+            })
+            .collect();
         Readings::from([(key.to_owned(), LineReading { candidates })])
     }
 
@@ -216,9 +256,20 @@ mod tests {
         assert!(checked.confidence < 0.5);
         // A year-month field does not accept a full date, and vice versa.
         let r = readings("d", &[("٢٠٢٠/٠٨", 0.9)]);
-        assert_eq!(date(&r, "d", DateForm::ArabicYm, |_| true).unwrap().0.text, "٢٠٢٠/٠٨");
-        assert!(date(&r, "d", DateForm::ArabicYmd, |_| true).unwrap().1.is_none());
+        assert_eq!(
+            date(&r, "d", DateForm::ArabicYm, |_| true).unwrap().0.text,
+            "٢٠٢٠/٠٨"
+        );
+        assert!(
+            date(&r, "d", DateForm::ArabicYmd, |_| true)
+                .unwrap()
+                .1
+                .is_none()
+        );
         let r = readings("d", &[("07/03/1990", 0.9)]);
-        assert_eq!(date(&r, "d", DateForm::AsciiDmy, |_| true).unwrap().0.text, "07/03/1990");
+        assert_eq!(
+            date(&r, "d", DateForm::AsciiDmy, |_| true).unwrap().0.text,
+            "07/03/1990"
+        );
     }
 }
