@@ -8,6 +8,7 @@ pub mod decode;
 mod extraction;
 pub mod locate;
 pub mod post;
+pub mod read;
 pub mod warp;
 
 pub use extraction::{ExtractError, Extraction, IdType};
