@@ -1,9 +1,15 @@
 //! The synthetic document generator (`hawiya synth`): coherent identities rendered
 //! onto every kind of document, with exact ground truth.
 
+pub mod capture;
+pub mod cli;
+pub mod degrade;
 mod document;
 pub mod identity;
+pub mod lines;
+pub mod render;
 pub mod vocab;
 
 pub use document::{LineCategory, SynthDocument};
 pub use identity::generate;
+pub use lines::{LineGenerator, LineSample};
