@@ -325,13 +325,13 @@ fn consonant(c: char) -> Option<&'static str> {
 
 fn insert_vowels(units: &mut Vec<Unit>) {
     let is_c = |u: Option<&Unit>| matches!(u, Some(Unit::C(_)));
-    // Initial cluster: CC... -> CaC...
-    if units.len() >= 3 && is_c(units.first()) && is_c(units.get(1)) {
+    // Initial cluster: CC... -> CaC... (also a bare two-consonant word: `صف` -> Saf).
+    if units.len() >= 2 && is_c(units.first()) && is_c(units.get(1)) {
         units.insert(1, Unit::V("a"));
     }
     // Final cluster: ...VCC -> ...VCeC, ...CCC -> ...CCaC.
     let n = units.len();
-    if n >= 4 && is_c(units.get(n - 1)) && is_c(units.get(n - 2)) {
+    if n >= 3 && is_c(units.get(n - 1)) && is_c(units.get(n - 2)) {
         let vowel = if is_c(units.get(n - 3)) { "a" } else { "e" };
         units.insert(n - 1, Unit::V(vowel));
     }

@@ -195,7 +195,11 @@ fn nid_front(p: &Printed) -> (FlowAFields, FlowBData) {
     let facts = id_facts(&national_id);
     let (first, last) = (p.get("first_name"), p.get("last_name"));
     let (line1, line2) = (p.get("address_line1"), p.get("address_line2"));
-    let address = join_name(&line1, &line2);
+    let address = [line1.as_str(), line2.as_str()]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" - ");
     let (governorate, governorate_en) = governorate_names(&line2);
     let full_name = join_name(&first, &last);
     let a = FlowAFields {

@@ -19,7 +19,7 @@ mod vehicle;
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::domain::DocumentKind;
@@ -42,6 +42,15 @@ pub const REFERENCE_DATE: NaiveDate = match NaiveDate::from_ymd_opt(2025, 6, 30)
 /// One synthetic document side of `kind`: its printed fields (keys of FIELDS.md) and
 /// the expected Flow A / Flow B outputs.
 pub fn generate(kind: DocumentKind, rng: &mut ChaCha8Rng) -> SynthDocument {
+    // A stream of its own per kind: callers seeding every image the same way would
+    // otherwise print the same person on every kind.
+    let kind_index = DocumentKind::ALL
+        .iter()
+        .position(|&k| k == kind)
+        .unwrap_or(0) as u64;
+    let rng = &mut ChaCha8Rng::seed_from_u64(
+        rng.random::<u64>() ^ kind_index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    );
     let fields = match kind {
         DocumentKind::NidFront => national_id_card::front(rng),
         DocumentKind::NidBack => national_id_card::back(rng),

@@ -443,3 +443,12 @@ fn expected_outputs_come_from_the_printed_fields() {
         }
     }
 }
+
+#[test]
+fn thousands_of_seeds_generate_without_panicking() {
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    for i in 0..7000 {
+        let doc = generate(DocumentKind::ALL[i % 7], &mut rng);
+        assert!(!doc.fields.is_empty());
+    }
+}

@@ -73,7 +73,6 @@ pub const PLACES: &[GovernoratePlaces] = &[
             "باب الشعرية",
             "الدرب الأحمر",
             "منشأة ناصر",
-            "حلوان",
             "المعصرة",
             "النهضة",
         ],
@@ -108,10 +107,8 @@ pub const PLACES: &[GovernoratePlaces] = &[
             "مينا البصل",
             "الدخيلة",
             "العامرية أول",
-            "برج العرب",
             "سيدي بشر",
             "العجمي",
-            "الجمرك",
             "سموحة",
         ],
         &["برج العرب"],
@@ -670,3 +667,27 @@ pub const FOREIGN_BIRTH_PLACES: &[(&str, &str)] = &[
     ("عمان", "AMMAN"),
     ("لندن", "LONDON"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Governorate;
+
+    #[test]
+    fn every_residential_governorate_has_places_without_repeats() {
+        for gov in Governorate::residential() {
+            let places = PLACES
+                .iter()
+                .find(|p| p.code == gov.code)
+                .expect(gov.english);
+            assert!(!places.urban.is_empty(), "{}", gov.english);
+            for list in [places.urban, places.rural, places.traffic] {
+                let mut sorted = list.to_vec();
+                sorted.sort_unstable();
+                sorted.dedup();
+                assert_eq!(sorted.len(), list.len(), "repeat in {}", gov.english);
+            }
+        }
+        assert_eq!(PLACES.len(), 27);
+    }
+}
