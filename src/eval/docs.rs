@@ -34,6 +34,9 @@ pub struct DocsArgs {
     /// Evaluate at most this many documents.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// List every document that was misclassified, not located or failed.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -84,6 +87,8 @@ struct Outcome {
     fields: BTreeMap<String, String>,
     flow_a_exact: bool,
     timings: Vec<(&'static str, Duration)>,
+    /// The outline the document was read from.
+    quad: Option<Quad>,
 }
 
 /// Whether `found` is the truth outline, and whether it is the right way up.
@@ -96,7 +101,8 @@ fn outline_match(found: Option<&Quad>, truth: &Quad) -> (bool, bool) {
         corner_error(found, truth),
         corner_error(&found.turned(2), truth),
     );
-    (up.min(down) <= 0.02 * width, up <= down)
+    let tolerance: f32 = std::env::var("HAWIYA_LOCATE_TOL").ok().and_then(|v| v.parse().ok()).unwrap_or(0.02);
+    (up.min(down) <= tolerance * width, up <= down)
 }
 
 fn geometry(
@@ -122,6 +128,7 @@ fn geometry(
         fields: BTreeMap::new(),
         flow_a_exact: false,
         timings: Vec::new(),
+        quad: None,
     };
     let image = match decode::decode(&bytes, &DecodeLimits::default()) {
         Ok(decoded) => decoded.image,
@@ -145,6 +152,7 @@ fn geometry(
     } else {
         found.quad
     };
+    outcome.quad = Some(read_as);
     let (located, upright) = outline_match(Some(&read_as), &truth);
     outcome.located = located;
     outcome.orientation_correct = located && upright;
@@ -183,6 +191,7 @@ fn full(
         fields: trace.fields,
         flow_a_exact,
         timings: trace.timings,
+        quad: trace.quad,
     })
 }
 
@@ -234,6 +243,24 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
             .collect::<anyhow::Result<_>>()?
     };
 
+    if args.verbose {
+        for (record, o) in &outcomes {
+            if !o.kind_correct || !o.located || o.error.is_some() {
+                let corners = |q: &Quad| q.corners.map(|p| (p.x.round() as i32, p.y.round() as i32));
+                eprintln!(
+                    "{} {}: class ok {}, located {}, upright {}, error {:?}, found {:?}, truth {:?}",
+                    record.file,
+                    o.group,
+                    o.kind_correct,
+                    o.located,
+                    o.orientation_correct,
+                    o.error,
+                    o.quad.as_ref().map(corners),
+                    record.corners.map(|[x, y]| (x.round() as i32, y.round() as i32)),
+                );
+            }
+        }
+    }
     let mut groups: BTreeMap<String, GroupReport> = BTreeMap::new();
     let mut tallies: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
     let mut field_tallies: BTreeMap<(String, String), (usize, usize, f64)> = BTreeMap::new();

@@ -75,11 +75,36 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
         ((w as f32 * scale).round() as u32).max(8),
         ((h as f32 * scale).round() as u32).max(8),
     );
+    let colour = imageops::thumbnail(image, sw, sh);
     let small = imageops::thumbnail(&imageops::grayscale(image), sw, sh);
     // The thumbnail is not exactly `scale` on both axes; map back per axis.
     let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
-    let field = GradientField::new(&small);
-    let best = best_quad(&field, config);
+    let grey = imageops::grayscale(image);
+    let field = if std::env::var("HAWIYA_POOL").is_ok() { GradientField::pooled(&grey, sw, sh) } else { GradientField::new(&small) };
+    // A document on a plain surface (every scan, many photos) stands out from the
+    // surface's colour even where its outline is too faint for the edge search.
+    let hough = best_quad(&field, config);
+    let edges = (std::env::var("HAWIYA_REGION_EDGES").is_ok()).then(|| GradientField::pooled(&grey, sw, sh));
+    let region = region_quad(&colour, edges.as_ref(), config).map(|quad| {
+        let refined = refine(&field, quad);
+        let score = score_quad(&field, &refined, config).unwrap_or(0.0);
+        (refined, score)
+    });
+    let best = match std::env::var("HAWIYA_LOCATE").as_deref() {
+        Ok("hough") => hough,
+        Ok("region") => region.or(hough),
+        _ => {
+            // Both compete: the region outline wins when its edges are at least
+            // partly backed, or when the edge search found nothing.
+            match (region, hough) {
+                (Some(r), Some(h)) => {
+                    let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
+                    if r.1 >= 0.3 && rank(&r) >= 0.8 * rank(&h) { Some(r) } else { Some(h) }
+                }
+                (r, h) => h.or(r),
+            }
+        }
+    };
     // An image cropped to the card shows no outline, only the card's inner
     // rectangles; it is recognised by its own shape. Photos' 4:3 and 3:2 frames
     // fall outside the tolerance.
@@ -94,6 +119,7 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
             let quad = Quad {
                 corners: quad.corners.map(|p| Point::new(p.x * fx, p.y * fy)),
             };
+            let quad = if std::env::var("HAWIYA_NOFIT").is_ok() { quad } else { fit_sides(&grey, quad, 4.0 * fx.max(fy)) };
             Some(Located {
                 quad: landscape(quad),
                 method: LocateMethod::Edges,
@@ -106,6 +132,378 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
             score: 0.0,
         }),
     }
+}
+
+/// The document as the region that differs from the surface around it.
+///
+/// The surface colour is read from the image border; pixels far from it are the
+/// document (or its shadow), and so is everything they enclose, found by flooding
+/// the surface in from the border. The largest such region, if it is solid and
+/// has a document's shape, gives the outline.
+fn region_quad(image: &RgbImage, edges: Option<&GradientField>, config: &LocateConfig) -> Option<Quad> {
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let px = image.as_raw();
+    let band = ((w.min(h) as f32 * 0.02) as usize).max(2);
+    let mut border: Vec<[u8; 3]> = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            if x < band || y < band || x >= w - band || y >= h - band {
+                let i = (y * w + x) * 3;
+                border.push([px[i], px[i + 1], px[i + 2]]);
+            }
+        }
+    }
+    let median = |c: usize| {
+        let mut values: Vec<u8> = border.iter().map(|p| p[c]).collect();
+        let mid = values.len() / 2;
+        *values.select_nth_unstable(mid).1
+    };
+    let surface = [median(0), median(1), median(2)];
+    let distance = |p: [u8; 3]| (0..3).map(|c| (i32::from(p[c]) - i32::from(surface[c])).abs()).max().unwrap_or(0);
+    let mut spread: Vec<i32> = border.iter().map(|p| distance(*p)).collect();
+    let at = spread.len() * 9 / 10;
+    let noise = *spread.select_nth_unstable(at).1;
+    // A textured or uneven surface leaves no clean margin to separate from.
+    if noise > 40 {
+        return None;
+    }
+    let threshold = (noise + 6).max(10);
+    // Strong edges count as document too: a card as pale as the paper is still
+    // enclosed by its printed outline.
+    let edge_level = edges.map(|f| (f, edge_threshold(f)));
+    let mut foreground: Vec<bool> = (0..w * h)
+        .map(|i| {
+            distance([px[i * 3], px[i * 3 + 1], px[i * 3 + 2]]) > threshold
+                || edge_level.is_some_and(|(f, t)| f.width == w && f.mag[i] > t)
+        })
+        .collect();
+    // Close one-pixel gaps in a faint outline before flooding.
+    let mut closed = foreground.clone();
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            if !foreground[y * w + x] {
+                let neighbours = [y * w + x - 1, y * w + x + 1, (y - 1) * w + x, (y + 1) * w + x];
+                closed[y * w + x] = neighbours.iter().filter(|&&n| foreground[n]).count() >= 2;
+            }
+        }
+    }
+    foreground = closed;
+    // Flood the surface from the border; what it cannot reach is document.
+    let mut surface_mask = vec![false; w * h];
+    let mut stack: Vec<usize> = (0..w * h)
+        .filter(|&i| {
+            let (x, y) = (i % w, i / w);
+            (x == 0 || y == 0 || x == w - 1 || y == h - 1) && !foreground[i]
+        })
+        .collect();
+    for &i in &stack {
+        surface_mask[i] = true;
+    }
+    while let Some(i) = stack.pop() {
+        let (x, y) = (i % w, i / w);
+        let mut visit = |n: usize| {
+            if !surface_mask[n] && !foreground[n] {
+                surface_mask[n] = true;
+                stack.push(n);
+            }
+        };
+        if x > 0 {
+            visit(i - 1);
+        }
+        if x + 1 < w {
+            visit(i + 1);
+        }
+        if y > 0 {
+            visit(i - w);
+        }
+        if y + 1 < h {
+            visit(i + w);
+        }
+    }
+    // Largest connected region of non-surface pixels.
+    let mut label = vec![0u32; w * h];
+    let mut best: (usize, u32) = (0, 0);
+    let mut next = 1u32;
+    for start in 0..w * h {
+        if surface_mask[start] || label[start] != 0 {
+            continue;
+        }
+        let mut size = 0;
+        let mut stack = vec![start];
+        label[start] = next;
+        while let Some(i) = stack.pop() {
+            size += 1;
+            let (x, y) = (i % w, i / w);
+            for (ok, n) in [(x > 0, i.wrapping_sub(1)), (x + 1 < w, i + 1), (y > 0, i.wrapping_sub(w)), (y + 1 < h, i + w)] {
+                if ok && !surface_mask[n] && label[n] == 0 {
+                    label[n] = next;
+                    stack.push(n);
+                }
+            }
+        }
+        if size > best.0 {
+            best = (size, next);
+        }
+        next += 1;
+    }
+    let (size, id) = best;
+    if (size as f32) < config.min_area_fraction * (w * h) as f32 {
+        return None;
+    }
+    // Row extremes are enough for the convex hull.
+    let mut points = Vec::new();
+    for y in 0..h {
+        let row = &label[y * w..(y + 1) * w];
+        if let (Some(x0), Some(x1)) = (row.iter().position(|&l| l == id), row.iter().rposition(|&l| l == id)) {
+            points.push(imageproc::point::Point::new(x0 as i32, y as i32));
+            points.push(imageproc::point::Point::new(x1 as i32 + 1, y as i32));
+        }
+    }
+    let hull = imageproc::geometry::convex_hull(points);
+    let quad = quad_of_hull(&hull)?;
+    // A document region fills its outline; a region that does not (two objects,
+    // a shadow wedge, a leak into the surface) is no outline.
+    if (size as f32) < 0.88 * quad.area() || score_shape(&quad, w as f32, h as f32, config).is_none() {
+        return None;
+    }
+    Some(quad)
+}
+
+/// The four hull points spanning the largest quadrilateral: the hull simplified
+/// with a growing tolerance until four vertices remain.
+fn quad_of_hull(hull: &[imageproc::point::Point<i32>]) -> Option<Quad> {
+    if hull.len() < 4 {
+        return None;
+    }
+    let perimeter = imageproc::geometry::arc_length(hull, true);
+    let mut epsilon = 0.01 * perimeter;
+    for _ in 0..30 {
+        let simplified = imageproc::geometry::approximate_polygon_dp(hull, epsilon, true);
+        match simplified.len() {
+            4 => {
+                let corners = [0, 1, 2, 3].map(|i| Point::new(simplified[i].x as f32, simplified[i].y as f32));
+                return Some(Quad { corners });
+            }
+            n if n < 4 => return None,
+            _ => epsilon *= 1.25,
+        }
+    }
+    None
+}
+
+/// Sharpens an outline found at low resolution on the full-resolution image: along
+/// each side, the strongest edge of the side's polarity is looked for within
+/// `reach` pixels across it at many points, and a line is fitted through those
+/// points (twice, dropping outliers). Corners are where fitted lines cross. A side
+/// with too few edge points keeps its line.
+fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
+    let (w, h) = (grey.width() as i32, grey.height() as i32);
+    let px = grey.as_raw();
+    let sample = |x: f32, y: f32| -> Option<f32> {
+        let (xi, yi) = (x.floor() as i32, y.floor() as i32);
+        if xi < 0 || yi < 0 || xi + 1 >= w || yi + 1 >= h {
+            return None;
+        }
+        let (fx, fy) = (x - xi as f32, y - yi as f32);
+        let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize]);
+        Some(
+            (at(xi, yi) * (1.0 - fx) + at(xi + 1, yi) * fx) * (1.0 - fy)
+                + (at(xi, yi + 1) * (1.0 - fx) + at(xi + 1, yi + 1) * fx) * fy,
+        )
+    };
+    let c = quad.corners;
+    let mut lines: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
+    let steps = reach.ceil() as i32;
+    for line in lines.iter_mut() {
+        let (a, b) = *line;
+        let len = a.distance(b);
+        if len < 10.0 {
+            continue;
+        }
+        let (tx, ty) = ((b.x - a.x) / len, (b.y - a.y) / len);
+        let (nx, ny) = (-ty, tx);
+        // Derivative across the side, averaged over three points along it.
+        let derivative = |p: Point, o: f32| -> Option<f32> {
+            let mut sum = 0.0;
+            for along in [-1.5f32, 0.0, 1.5] {
+                let (x, y) = (p.x + tx * along + nx * o, p.y + ty * along + ny * o);
+                sum += sample(x + nx, y + ny)? - sample(x - nx, y - ny)?;
+            }
+            Some(sum / 6.0)
+        };
+        let count = 48;
+        let mut profiles: Vec<(Point, Vec<(f32, f32)>)> = Vec::with_capacity(count);
+        let mut polarity = 0.0;
+        for k in 0..count {
+            let t = 0.08 + 0.84 * k as f32 / (count - 1) as f32;
+            let p = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+            let profile: Vec<(f32, f32)> =
+                (-steps..=steps).filter_map(|o| derivative(p, o as f32).map(|d| (o as f32, d))).collect();
+            if let Some(&(_, d)) = profile.iter().max_by(|x, y| x.1.abs().total_cmp(&y.1.abs())) {
+                polarity += d;
+            }
+            profiles.push((p, profile));
+        }
+        let sign = polarity.signum();
+        let mut points: Vec<Point> = Vec::new();
+        for (p, profile) in &profiles {
+            let Some(i) = (0..profile.len()).max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
+            else {
+                continue;
+            };
+            let (o, d) = profile[i];
+            if d * sign < 2.0 {
+                continue;
+            }
+            // Parabola through the peak and its neighbours for a sub-pixel offset.
+            let offset = if i > 0 && i + 1 < profile.len() {
+                let (l, r) = (profile[i - 1].1 * sign, profile[i + 1].1 * sign);
+                let m = d * sign;
+                let denom = l - 2.0 * m + r;
+                if denom.abs() > 1e-6 { o + 0.5 * (l - r) / denom } else { o }
+            } else {
+                o
+            };
+            points.push(Point::new(p.x + nx * offset, p.y + ny * offset));
+        }
+        if points.len() < count * 2 / 5 {
+            continue;
+        }
+        let mut fitted = fit_line(&points);
+        for _ in 0..2 {
+            let Some((centre, (dx, dy))) = fitted else { break };
+            let residual = |p: &Point| ((p.x - centre.x) * -dy + (p.y - centre.y) * dx).abs();
+            let kept: Vec<Point> = points.iter().copied().filter(|p| residual(p) <= 1.5).collect();
+            if kept.len() < count / 3 {
+                break;
+            }
+            fitted = fit_line(&kept);
+        }
+        if let Some((centre, (dx, dy))) = fitted {
+            *line = (centre, Point::new(centre.x + dx, centre.y + dy));
+        }
+    }
+    let mut corners = c;
+    for (i, corner) in corners.iter_mut().enumerate() {
+        if let Some(p) = intersect_lines(lines[(i + 3) % 4], lines[i])
+            && p.distance(*corner) <= 3.0 * reach
+        {
+            *corner = p;
+        }
+    }
+    Quad { corners }
+}
+
+/// Total-least-squares line through points: centroid and unit direction.
+fn fit_line(points: &[Point]) -> Option<(Point, (f32, f32))> {
+    if points.len() < 2 {
+        return None;
+    }
+    let n = points.len() as f32;
+    let (mx, my) = (points.iter().map(|p| p.x).sum::<f32>() / n, points.iter().map(|p| p.y).sum::<f32>() / n);
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for p in points {
+        let (dx, dy) = (p.x - mx, p.y - my);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    Some((Point::new(mx, my), (angle.cos(), angle.sin())))
+}
+
+/// Where the lines through two point pairs cross.
+fn intersect_lines((a1, b1): (Point, Point), (a2, b2): (Point, Point)) -> Option<Point> {
+    let d1 = (b1.x - a1.x, b1.y - a1.y);
+    let d2 = (b2.x - a2.x, b2.y - a2.y);
+    let det = d1.0 * d2.1 - d1.1 * d2.0;
+    if det.abs() < 1e-6 {
+        return None;
+    }
+    let t = ((a2.x - a1.x) * d2.1 - (a2.y - a1.y) * d2.0) / det;
+    Some(Point::new(a1.x + d1.0 * t, a1.y + d1.1 * t))
+}
+
+/// Support a side needs for the outline to grow onto it.
+const GROW_SUPPORT: f32 = 0.4;
+
+/// How far, in log ratio, a quad's aspect is from the nearest document aspect.
+fn aspect_error(quad: &Quad, config: &LocateConfig) -> f32 {
+    let c = quad.corners;
+    let horizontal = c[0].distance(c[1]) + c[2].distance(c[3]);
+    let vertical = c[1].distance(c[2]) + c[3].distance(c[0]);
+    let aspect = horizontal.max(vertical) / horizontal.min(vertical).max(1e-3);
+    config.document_aspects.iter().map(|a| (aspect / a).ln().abs()).fold(f32::INFINITY, f32::min)
+}
+
+/// Pushes a side outwards onto the outermost roughly parallel edge backed along
+/// most of its length, when that brings the outline's shape closer to a
+/// document's. A pale card on pale paper has a faint outline, weaker than the
+/// rectangles printed on it (barcode, header rule, photo frame), so the best
+/// quad is sometimes one of those on one side; a shadow outside a card, in
+/// contrast, would make its shape worse and is not taken.
+fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
+    let threshold = edge_threshold(field);
+    let mut quad = quad;
+    for i in 0..4 {
+        let c = quad.corners;
+        let (a, b) = (c[i], c[(i + 1) % 4]);
+        let prev = (c[(i + 3) % 4], c[i]);
+        let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
+        let len = a.distance(b).max(1.0);
+        let centroid = Point::new(c.iter().map(|p| p.x).sum::<f32>() / 4.0, c.iter().map(|p| p.y).sum::<f32>() / 4.0);
+        let (mut nx, mut ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
+        let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+        if (mid.x - centroid.x) * nx + (mid.y - centroid.y) * ny < 0.0 {
+            (nx, ny) = (-nx, -ny);
+        }
+        let depth = 2.0 * ((mid.x - centroid.x) * nx + (mid.y - centroid.y) * ny).abs();
+        let reach = 0.3 * depth;
+        let tilt = 0.05 * len;
+        let before = aspect_error(&quad, config);
+        let mut best: Option<(f32, Quad)> = None;
+        let mut da = 3.0;
+        while da <= reach {
+            let mut db = (da - tilt).max(0.0);
+            while db <= da + tilt {
+                let line = (Point::new(a.x + nx * da, a.y + ny * da), Point::new(b.x + nx * db, b.y + ny * db));
+                if let (Some(p), Some(q)) = (intersect_lines(prev, line), intersect_lines(line, next)) {
+                    let shift = (da + db) / 2.0;
+                    if best.as_ref().is_none_or(|(s, _)| shift > *s) && side_support(field, p, q, threshold) >= GROW_SUPPORT {
+                        let mut corners = c;
+                        corners[i] = p;
+                        corners[(i + 1) % 4] = q;
+                        let grown = Quad { corners };
+                        if aspect_error(&grown, config) < before - 0.02 && score_quad(field, &grown, config).is_some() {
+                            best = Some((shift, grown));
+                        }
+                    }
+                }
+                db += 1.5;
+            }
+            da += 1.5;
+        }
+        if let Some((_, grown)) = best {
+            quad = grown;
+        }
+    }
+    quad
+}
+
+/// Cheap shape checks of [`score_quad`] without edge support.
+fn score_shape(quad: &Quad, w: f32, h: f32, config: &LocateConfig) -> Option<()> {
+    let margin = 0.04 * w.max(h);
+    let c = quad.corners;
+    if c.iter().any(|p| p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin) || !is_convex(quad) {
+        return None;
+    }
+    if quad.area() / (w * h) < config.min_area_fraction {
+        return None;
+    }
+    let horizontal = c[0].distance(c[1]) + c[2].distance(c[3]);
+    let vertical = c[1].distance(c[2]) + c[3].distance(c[0]);
+    let aspect = horizontal.max(vertical) / horizontal.min(vertical).max(1e-3);
+    (config.min_aspect..=config.max_aspect).contains(&aspect).then_some(())
 }
 
 /// Orders the corners clockwise with the long side first, starting from the corner
@@ -168,6 +566,39 @@ impl GradientField {
             gy,
             mag,
         }
+    }
+
+    /// Sobel gradient of the full-resolution image, max-pooled onto a `sw`×`sh`
+    /// grid: a card's thin printed outline survives, where averaging the image
+    /// down first would wash it out.
+    fn pooled(image: &GrayImage, sw: u32, sh: u32) -> GradientField {
+        let (w, h) = (image.width() as usize, image.height() as usize);
+        let (width, height) = (sw as usize, sh as usize);
+        let px = image.as_raw();
+        let at = |x: usize, y: usize| f32::from(px[y * w + x]);
+        let mut gx = vec![0f32; width * height];
+        let mut gy = vec![0f32; width * height];
+        let mut mag = vec![0f32; width * height];
+        for y in 1..h.saturating_sub(1) {
+            let cy = (y * height / h).min(height - 1);
+            for x in 1..w - 1 {
+                let dx = (at(x + 1, y - 1) + 2.0 * at(x + 1, y) + at(x + 1, y + 1))
+                    - (at(x - 1, y - 1) + 2.0 * at(x - 1, y) + at(x - 1, y + 1));
+                let dy = (at(x - 1, y + 1) + 2.0 * at(x, y + 1) + at(x + 1, y + 1))
+                    - (at(x - 1, y - 1) + 2.0 * at(x, y - 1) + at(x + 1, y - 1));
+                let m2 = dx * dx + dy * dy;
+                let i = cy * width + (x * width / w).min(width - 1);
+                if m2 > mag[i] {
+                    mag[i] = m2;
+                    gx[i] = dx / 8.0;
+                    gy[i] = dy / 8.0;
+                }
+            }
+        }
+        for m in mag.iter_mut() {
+            *m = m.sqrt() / 8.0;
+        }
+        GradientField { width, height, gx, gy, mag }
     }
 
     /// Gradient at the nearest pixel, zero outside.
@@ -360,6 +791,15 @@ fn best_quad(field: &GradientField, config: &LocateConfig) -> Option<(Quad, f32)
         }
     }
     let (quad, score) = best?;
+    let (quad, score) = if std::env::var("HAWIYA_GROW").is_ok() {
+        let grown = grow(field, quad, config);
+        match score_quad(field, &grown, config) {
+            Some(s) if grown != quad && s >= 0.8 * config.min_score => (grown, s),
+            _ => (quad, score),
+        }
+    } else {
+        (quad, score)
+    };
     let refined = refine(field, quad);
     match score_quad(field, &refined, config) {
         Some(refined_score) if refined_score >= score => Some((refined, refined_score)),
@@ -651,5 +1091,55 @@ pub(crate) mod tests {
             Rgb([rng.random(), rng.random(), rng.random()])
         });
         assert!(locate(&image, &LocateConfig::default()).is_none());
+    }
+}
+
+#[cfg(test)]
+mod probe {
+    use super::*;
+
+    /// `LOCATE_PROBE=path.jpg LOCATE_TRUTH=x,y,x,y,x,y,x,y cargo test probe -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn probe() {
+        let path = std::env::var("LOCATE_PROBE").unwrap();
+        let t: Vec<f32> = std::env::var("LOCATE_TRUTH").unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+        let image = image::open(path).unwrap().to_rgb8();
+        let (w, h) = image.dimensions();
+        let scale = 480.0 / w.max(h) as f32;
+        let (sw, sh) = ((w as f32 * scale).round() as u32, (h as f32 * scale).round() as u32);
+        let small = imageops::thumbnail(&imageops::grayscale(&image), sw, sh);
+        let field = GradientField::new(&small);
+        let thr = edge_threshold(&field);
+        eprintln!("threshold {thr}");
+        for l in hough_lines(&field, 20) {
+            eprintln!("line θ {:.0} ρ {:.0} votes {:.0}", l.theta.to_degrees(), l.rho, l.votes);
+        }
+        let (fx, fy) = (sw as f32 / w as f32, sh as f32 / h as f32);
+        let truth = Quad { corners: [0, 1, 2, 3].map(|i| Point::new(t[2 * i] * fx, t[2 * i + 1] * fy)) };
+        eprintln!("truth score {:?}", score_quad(&field, &truth, &LocateConfig::default()));
+        for i in 0..4 {
+            let c = truth.corners;
+            eprintln!("side {i}: {}", side_support(&field, c[i], c[(i + 1) % 4], thr));
+            let (a, b) = (c[i], c[(i + 1) % 4]);
+            let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+            let len = a.distance(b);
+            let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
+            let profile: Vec<String> = (-4..=4)
+                .map(|o| {
+                    let (gx, gy) = field.at(mid.x + nx * o as f32, mid.y + ny * o as f32);
+                    format!("{:.1}", gx * nx + gy * ny)
+                })
+                .collect();
+            eprintln!("   normal gradient across mid: {}", profile.join(" "));
+        }
+        eprintln!("best {:?}", best_quad(&field, &LocateConfig::default()));
+        let colour = imageops::thumbnail(&image, sw, sh);
+        let region = region_quad(&colour, None, &LocateConfig::default());
+        eprintln!("region {:?}", region);
+        eprintln!("refined {:?}", region.map(|q| refine(&field, q)));
+        eprintln!("truth {:?}", truth);
+        let found = locate(&image, &LocateConfig::default());
+        eprintln!("located {:?}", found);
     }
 }
