@@ -2,5 +2,6 @@
 
 pub mod domain;
 pub mod pipeline;
+pub mod recognizer;
 pub mod record;
 pub mod synth;
