@@ -1,6 +1,7 @@
 //! hawiya: reads Egyptian identity and vehicle documents and returns the printed fields.
 
 pub mod domain;
+pub mod layout;
 pub mod pipeline;
 pub mod recognizer;
 pub mod record;

@@ -3,8 +3,13 @@ use clap::Parser;
 /// hawiya: on-premise reader of Egyptian identity and vehicle documents.
 #[derive(Parser)]
 #[command(name = "hawiya", version, about)]
-enum Command {}
+enum Command {
+    /// Generate synthetic documents with ground truth, or text-line crops.
+    Synth(hawiya::synth::cli::SynthArgs),
+}
 
 fn main() -> anyhow::Result<()> {
-    match Command::parse() {}
+    match Command::parse() {
+        Command::Synth(args) => hawiya::synth::cli::run(args),
+    }
 }

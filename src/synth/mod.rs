@@ -1,6 +1,13 @@
 //! The synthetic document generator (`hawiya synth`): coherent identities rendered
 //! onto every kind of document, with exact ground truth.
 
+pub mod capture;
+pub mod cli;
+pub mod degrade;
 mod document;
+pub mod identity;
+pub mod lines;
+pub mod render;
 
 pub use document::{LineCategory, SynthDocument};
+pub use lines::{LineGenerator, LineSample};

@@ -1,0 +1,81 @@
+//! Drawing documents: fonts and text shaping, security backgrounds, graphic elements
+//! and the card itself.
+
+pub mod background;
+pub mod fonts;
+pub mod graphics;
+pub mod paint;
+pub mod text;
+
+use std::sync::OnceLock;
+
+use image::GrayImage;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::domain::DocumentKind;
+use crate::layout::{self, GraphicKind, Script};
+pub use fonts::{FontError, FontId, FontLibrary};
+pub use text::{TextEngine, TextMask, with_engine};
+
+/// A font for `script`, drawn by the fonts' relative weights.
+pub fn pick_font(library: &FontLibrary, script: Script, rng: &mut ChaCha8Rng) -> FontId {
+    let candidates: Vec<FontId> = library.fonts_for(script).collect();
+    let total: u32 = candidates.iter().map(|&id| library.font(id).weight).sum();
+    let mut pick = rng.random_range(0..total.max(1));
+    for &id in &candidates {
+        let w = library.font(id).weight;
+        if pick < w {
+            return id;
+        }
+        pick -= w;
+    }
+    candidates[0]
+}
+
+/// Width of the grey background textures text-line crops are cut from.
+const TEXTURE_WIDTH: u32 = 1000;
+const TEXTURE_VARIANTS: u64 = 2;
+
+/// Grey card backgrounds (paper, guilloche, watermark) per kind, made once per process
+/// from fixed seeds so line crops sit on the same textures documents are printed on.
+pub fn line_textures(kind: DocumentKind) -> &'static [GrayImage] {
+    static TEXTURES: OnceLock<Vec<Vec<GrayImage>>> = OnceLock::new();
+    let all = TEXTURES.get_or_init(|| {
+        DocumentKind::ALL
+            .par_iter()
+            .map(|&kind| {
+                (0..TEXTURE_VARIANTS)
+                    .map(|variant| {
+                        let layout = layout::builtin(kind);
+                        let mut rng = ChaCha8Rng::seed_from_u64(0x7e47_0000 + variant);
+                        rng.set_stream(kind as u64);
+                        let h = (TEXTURE_WIDTH as f32 / layout.page.aspect()).round() as u32;
+                        let mut img = background::paper(&layout.style, TEXTURE_WIDTH, h, &mut rng);
+                        for g in layout
+                            .graphics
+                            .iter()
+                            .filter(|g| g.kind == GraphicKind::Watermark)
+                        {
+                            let r = g.rect;
+                            let rect = [
+                                r.x0 * TEXTURE_WIDTH as f32,
+                                r.y0 * h as f32,
+                                r.x1 * TEXTURE_WIDTH as f32,
+                                r.y1 * h as f32,
+                            ];
+                            graphics::watermark(&mut img, rect, layout.style.accent.0, &mut rng);
+                        }
+                        paint::to_gray(&img)
+                    })
+                    .collect()
+            })
+            .collect()
+    });
+    let index = DocumentKind::ALL
+        .iter()
+        .position(|&k| k == kind)
+        .unwrap_or(0);
+    &all[index]
+}
