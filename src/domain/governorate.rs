@@ -41,7 +41,11 @@ pub const GOVERNORATES: [Governorate; 28] = [
 ];
 
 const fn g(code: u8, arabic: &'static str, english: &'static str) -> Governorate {
-    Governorate { code, arabic, english }
+    Governorate {
+        code,
+        arabic,
+        english,
+    }
 }
 
 impl Governorate {
@@ -69,5 +73,54 @@ mod tests {
         assert_eq!(Governorate::from_arabic("القاهرة").unwrap().code, 1);
         assert!(Governorate::from_code(5).is_none());
         assert_eq!(Governorate::residential().count(), 27);
+    }
+}
+
+/// The governorate named in an address line: the last one mentioned, since the
+/// governorate ends an Egyptian address and a street may carry a governorate's name
+/// (`ش بورسعيد`). Tolerates the spelling variants of [`crate::domain::arabic::fold`],
+/// a missing article (`جيزة`) and a split or joined two-word name (`بور سعيد`).
+/// Heavier OCR damage is the pipeline's fuzzy matching's job.
+pub fn governorate_in_address(text: &str) -> Option<Governorate> {
+    use super::arabic::{fold, strip_article, words};
+
+    let folded = fold(text);
+    let tokens: Vec<&str> = words(&folded).collect();
+    let mut best: Option<(usize, Governorate)> = None;
+    for gov in Governorate::residential() {
+        let name = fold(gov.arabic);
+        let target: String = words(&name).collect();
+        let target = strip_article(&target);
+        for start in 0..tokens.len() {
+            for width in 1..=2.min(tokens.len() - start) {
+                let joined: String = tokens[start..start + width].concat();
+                let end = start + width;
+                if strip_article(&joined) == target && best.is_none_or(|(e, _)| end > e) {
+                    best = Some((end, gov));
+                }
+            }
+        }
+    }
+    best.map(|(_, gov)| gov)
+}
+
+#[cfg(test)]
+mod address_tests {
+    use super::*;
+
+    fn code(text: &str) -> Option<u8> {
+        governorate_in_address(text).map(|g| g.code)
+    }
+
+    #[test]
+    fn finds_the_governorate_ending_an_address() {
+        assert_eq!(code("السيدة زينب - القاهرة"), Some(1));
+        assert_eq!(code("٥ ش بورسعيد - سيدي جابر - الاسكندرية"), Some(2));
+        assert_eq!(code("مركز طلخا - الدقهليه"), Some(12));
+        assert_eq!(code("الدقي - جيزة"), Some(21));
+        assert_eq!(code("قسم ثان - بور سعيد"), Some(3));
+        assert_eq!(code("مركز دسوق - كفر الشيخ"), Some(15));
+        assert_eq!(code("الغردقة - البحر الاحمر"), Some(31));
+        assert_eq!(code("ش التحرير"), None);
     }
 }

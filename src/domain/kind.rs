@@ -58,7 +58,9 @@ impl fmt::Display for DocumentKind {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown document kind `{0}` (expected one of nid-front, nid-back, driver-licence, car-licence-front, car-licence-back, passport, residence-permit)")]
+#[error(
+    "unknown document kind `{0}` (expected one of nid-front, nid-back, driver-licence, car-licence-front, car-licence-back, passport, residence-permit)"
+)]
 pub struct UnknownKind(pub String);
 
 impl FromStr for DocumentKind {
@@ -80,7 +82,10 @@ mod tests {
     fn slugs_round_trip() {
         for kind in DocumentKind::ALL {
             assert_eq!(kind.slug().parse::<DocumentKind>().unwrap(), kind);
-            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{}\"", kind.slug()));
+            assert_eq!(
+                serde_json::to_string(&kind).unwrap(),
+                format!("\"{}\"", kind.slug())
+            );
         }
         assert!("id-card".parse::<DocumentKind>().is_err());
     }

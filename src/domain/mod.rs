@@ -2,12 +2,15 @@
 //! and the reading pipeline: document kinds, the national-ID number, governorates,
 //! ICAO machine-readable zones and digit scripts.
 
+pub mod arabic;
+pub mod date;
 pub mod digits;
 pub mod governorate;
 pub mod kind;
 pub mod mrz;
 pub mod national_id;
+pub mod transliterate;
 
-pub use governorate::Governorate;
+pub use governorate::{Governorate, governorate_in_address};
 pub use kind::DocumentKind;
 pub use national_id::{Gender, NationalId, NationalIdError};

@@ -27,7 +27,12 @@ pub fn check_digit(field: &str) -> Option<char> {
 
 /// `YYMMDD` as used in the MRZ.
 pub fn yymmdd(date: NaiveDate) -> String {
-    format!("{:02}{:02}{:02}", date.year() % 100, date.month(), date.day())
+    format!(
+        "{:02}{:02}{:02}",
+        date.year() % 100,
+        date.month(),
+        date.day()
+    )
 }
 
 /// Upper-cases Latin text and turns spaces, hyphens and apostrophes into fillers.
@@ -67,9 +72,18 @@ fn pad(mut text: String, len: usize) -> String {
 impl Td3 {
     /// Both lines, 44 characters each, with every check digit computed.
     pub fn lines(&self) -> [String; 2] {
-        let names = format!("{}<<{}", name_field(&self.surname), name_field(&self.given_names));
+        let names = format!(
+            "{}<<{}",
+            name_field(&self.surname),
+            name_field(&self.given_names)
+        );
         let line1 = pad(
-            format!("{}{}{}", pad(self.document_code.clone(), 2), self.issuing_state, names),
+            format!(
+                "{}{}{}",
+                pad(self.document_code.clone(), 2),
+                self.issuing_state,
+                names
+            ),
             TD3_LINE_LEN,
         );
         let number = pad(self.number.clone(), 9);
@@ -110,7 +124,12 @@ pub fn td3_line2_is_valid(line: &str) -> bool {
         && check_digit(field(13, 19)) == Some(at(19))
         && check_digit(field(21, 27)) == Some(at(27))
         && personal_ok
-        && check_digit(&format!("{}{}{}", field(0, 10), field(13, 20), field(21, 43))) == Some(at(43))
+        && check_digit(&format!(
+            "{}{}{}",
+            field(0, 10),
+            field(13, 20),
+            field(21, 43)
+        )) == Some(at(43))
 }
 
 #[cfg(test)]

@@ -81,7 +81,11 @@ impl NationalId {
 
     /// Builds a valid number from its parts, computing the check digit.
     /// `sequence` is digits 10 to 13 (its last digit carries the gender).
-    pub fn compose(birth: NaiveDate, governorate: Governorate, sequence: u16) -> Result<NationalId, NationalIdError> {
+    pub fn compose(
+        birth: NaiveDate,
+        governorate: Governorate,
+        sequence: u16,
+    ) -> Result<NationalId, NationalIdError> {
         let century = match birth.year() {
             1900..=1999 => 2,
             2000..=2099 => 3,
@@ -129,16 +133,23 @@ impl NationalId {
     }
 
     fn number(&self, range: std::ops::Range<usize>) -> u32 {
-        self.digits[range].iter().fold(0, |acc, &d| acc * 10 + u32::from(d))
+        self.digits[range]
+            .iter()
+            .fold(0, |acc, &d| acc * 10 + u32::from(d))
     }
 
     fn birth_date_checked(&self) -> Option<NaiveDate> {
         let century_base = if self.digits[0] == 2 { 1900 } else { 2000 };
-        NaiveDate::from_ymd_opt(century_base + self.number(1..3) as i32, self.number(3..5), self.number(5..7))
+        NaiveDate::from_ymd_opt(
+            century_base + self.number(1..3) as i32,
+            self.number(3..5),
+            self.number(5..7),
+        )
     }
 
     pub fn birth_date(&self) -> NaiveDate {
-        self.birth_date_checked().expect("validated on construction")
+        self.birth_date_checked()
+            .expect("validated on construction")
     }
 
     fn governorate_code(&self) -> u8 {
@@ -151,13 +162,17 @@ impl NationalId {
 
     /// Digit 13 odd means male, even female.
     pub fn gender(&self) -> Gender {
-        if self.digits[12] % 2 == 1 { Gender::Male } else { Gender::Female }
+        if self.digits[12] % 2 == 1 {
+            Gender::Male
+        } else {
+            Gender::Female
+        }
     }
 
     /// True when `S mod 11 == 0`, the one case where the published variants disagree
     /// (A gives 1, B gives 0); a reading that relies on it deserves less confidence.
     pub fn check_digit_is_ambiguous(&self) -> bool {
-        weighted_sum(&self.digits[..13]) % 11 == 0
+        weighted_sum(&self.digits[..13]).is_multiple_of(11)
     }
 
     pub fn ascii(&self) -> String {
@@ -177,7 +192,11 @@ impl fmt::Display for NationalId {
 }
 
 fn weighted_sum(payload: &[u8]) -> u32 {
-    payload.iter().zip(CHECK_WEIGHTS).map(|(&d, w)| u32::from(d) * w).sum()
+    payload
+        .iter()
+        .zip(CHECK_WEIGHTS)
+        .map(|(&d, w)| u32::from(d) * w)
+        .sum()
 }
 
 /// Variant A: `k = (11 - (S mod 11)) mod 10`.
@@ -192,7 +211,10 @@ mod tests {
     #[test]
     fn accepts_the_public_sample() {
         let id = NationalId::parse("30312240201859").unwrap();
-        assert_eq!(id.birth_date(), NaiveDate::from_ymd_opt(2003, 12, 24).unwrap());
+        assert_eq!(
+            id.birth_date(),
+            NaiveDate::from_ymd_opt(2003, 12, 24).unwrap()
+        );
         assert_eq!(id.governorate().english, "Alexandria");
         assert_eq!(id.gender(), Gender::Male);
         assert_eq!(NationalId::parse(&id.arabic_indic()).unwrap(), id);
@@ -200,16 +222,40 @@ mod tests {
 
     #[test]
     fn rejects_each_broken_rule() {
-        assert_eq!(NationalId::parse("3031224020185"), Err(NationalIdError::Length(13)));
-        assert_eq!(NationalId::parse("3031224020185x"), Err(NationalIdError::NotADigit('x')));
-        assert_eq!(NationalId::parse("40312240201859"), Err(NationalIdError::Century(4)));
-        assert!(matches!(NationalId::parse("30313240201859"), Err(NationalIdError::BirthDate(_))));
-        assert!(matches!(NationalId::parse("30302300201859"), Err(NationalIdError::BirthDate(_))));
-        assert_eq!(NationalId::parse("30312240501859"), Err(NationalIdError::Governorate(5)));
-        assert_eq!(NationalId::parse("30312240200059"), Err(NationalIdError::Sequence));
+        assert_eq!(
+            NationalId::parse("3031224020185"),
+            Err(NationalIdError::Length(13))
+        );
+        assert_eq!(
+            NationalId::parse("3031224020185x"),
+            Err(NationalIdError::NotADigit('x'))
+        );
+        assert_eq!(
+            NationalId::parse("40312240201859"),
+            Err(NationalIdError::Century(4))
+        );
+        assert!(matches!(
+            NationalId::parse("30313240201859"),
+            Err(NationalIdError::BirthDate(_))
+        ));
+        assert!(matches!(
+            NationalId::parse("30302300201859"),
+            Err(NationalIdError::BirthDate(_))
+        ));
+        assert_eq!(
+            NationalId::parse("30312240501859"),
+            Err(NationalIdError::Governorate(5))
+        );
+        assert_eq!(
+            NationalId::parse("30312240200059"),
+            Err(NationalIdError::Sequence)
+        );
         assert_eq!(
             NationalId::parse("30312240201858"),
-            Err(NationalIdError::CheckDigit { found: 8, expected: 9 })
+            Err(NationalIdError::CheckDigit {
+                found: 8,
+                expected: 9
+            })
         );
     }
 

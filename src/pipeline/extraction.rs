@@ -46,7 +46,10 @@ impl IdType {
         use DocumentKind::*;
         match self {
             IdType::FrontOrLicence => {
-                matches!(kind, NidFront | DriverLicence | CarLicenceFront | CarLicenceBack)
+                matches!(
+                    kind,
+                    NidFront | DriverLicence | CarLicenceFront | CarLicenceBack
+                )
             }
             IdType::NationalIdBack => kind == NidBack,
             IdType::PassportOrPermit => matches!(kind, Passport | ResidencePermit),

@@ -29,6 +29,8 @@ pub struct FlowBNationalId {
     pub religion: String,
     pub marital_status: String,
     pub job: String,
+    /// The second job line (`جهة العمل`), when printed.
+    pub workplace: String,
     pub husband_name: String,
     pub issue_date: String,
     pub expiry_date: String,

@@ -8,6 +8,8 @@ mod document;
 pub mod identity;
 pub mod lines;
 pub mod render;
+pub mod vocab;
 
 pub use document::{LineCategory, SynthDocument};
+pub use identity::generate;
 pub use lines::{LineGenerator, LineSample};

@@ -1,0 +1,67 @@
+//! Folding Arabic text for tolerant matching: printed cards and OCR disagree on hamza
+//! seats, final yaa and taa marbuta (`أحمد`/`احمد`, `على`/`علي`, `القاهرة`/`القاهره`),
+//! so lookups compare folded forms, never raw text.
+
+/// Folds `text` for comparison: drops diacritics and tatweel, maps `أإآٱ→ا`, `ى→ي`,
+/// `ة→ه`, `ؤ→و`, `ئ→ي`, Persian `ی ک` to Arabic, and collapses runs of whitespace.
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pending_space = false;
+    for c in text.chars() {
+        let mapped = match c {
+            '\u{064B}'..='\u{0652}' | '\u{0670}' | '\u{0640}' => continue,
+            'أ' | 'إ' | 'آ' | 'ٱ' => 'ا',
+            'ى' | 'ی' | 'ئ' => 'ي',
+            'ة' => 'ه',
+            'ؤ' => 'و',
+            'ک' => 'ك',
+            c if c.is_whitespace() => {
+                pending_space = !out.is_empty();
+                continue;
+            }
+            c => c,
+        };
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        out.push(mapped);
+    }
+    out
+}
+
+/// A folded word without its definite article, so `القاهرة` and `قاهرة` compare equal.
+pub fn strip_article(folded_word: &str) -> &str {
+    match folded_word.strip_prefix("ال") {
+        Some(rest) if rest.chars().count() >= 2 => rest,
+        _ => folded_word,
+    }
+}
+
+/// Splits folded text into words on whitespace and the separators used in addresses.
+pub fn words(folded: &str) -> impl Iterator<Item = &str> {
+    folded
+        .split(|c: char| {
+            c.is_whitespace() || matches!(c, '-' | '–' | ',' | '،' | '/' | ':' | '(' | ')')
+        })
+        .filter(|w| !w.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_spelling_variants_together() {
+        assert_eq!(fold("أحمد"), fold("احمد"));
+        assert_eq!(fold("على"), fold("علي"));
+        assert_eq!(fold("القاهرة"), fold("القاهره"));
+        assert_eq!(fold("  مُحَمَّد   علـــي "), "محمد علي");
+        assert_eq!(strip_article("القاهره"), "قاهره");
+        assert_eq!(strip_article("الم"), "الم");
+        assert_eq!(
+            words("السيدة زينب - القاهرة").collect::<Vec<_>>(),
+            ["السيدة", "زينب", "القاهرة"]
+        );
+    }
+}

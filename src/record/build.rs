@@ -1,0 +1,679 @@
+//! From printed field texts to both output records: the one conversion shared by the
+//! synthetic generator (expected outputs from the printed truth) and the pipeline
+//! (outputs from what it read, after its own validation). Everything is derived from
+//! the printed texts, keyed as in `layouts/<kind>.toml` (see FIELDS.md).
+//!
+//! Flow A fields filled per kind (every other field stays `""`; `platenumber` is set
+//! only for car licences and `passportType` only for passports and permits, because
+//! clients infer the document kind from them, shared/domain.md §7):
+//!
+//! | kind | Flow A fields |
+//! |---|---|
+//! | nid-front | firstname, lastname, national_ID, birthday + gender (from the number), city, address1, address2 |
+//! | nid-back | national_ID, birthday (from the number), gender, religion, status, job, issueDate (`MM/YYYY`), expiry |
+//! | driver-licence | firstname, lastname (split of the name), national_ID, birthday + gender (from the number), city, address1, job, issueDate, expiry, releseCity (traffic unit) |
+//! | car-licence-front | platenumber, firstname, lastname (owner), national_ID, birthday + gender (from the number), city, address1, issueDate, expiry, releseCity (traffic unit) |
+//! | car-licence-back | none: the back prints only the vehicle, which Flow A has no fields for |
+//! | passport | firstname, lastname, national_ID, birthday, gender, passportType, issueDate, expiry, releseCity (issuing office), job (profession) |
+//! | residence-permit | firstname, lastname, national_ID (the permit number, the holder's identity number in Egypt), birthday, gender, passportType (residence type), issueDate, expiry |
+//!
+//! `city` is the governorate named in the address (canonical Arabic name);
+//! `releseCity` is the traffic unit or office without its `وحدة مرور` label.
+
+use std::collections::BTreeMap;
+
+use crate::domain::arabic::fold;
+use crate::domain::date::PrintedDate;
+use crate::domain::digits::to_ascii_digits;
+use crate::domain::mrz::TD3_LINE_LEN;
+use crate::domain::transliterate::transliterate;
+use crate::domain::{DocumentKind, Gender, NationalId, governorate_in_address};
+
+use super::{
+    FlowAFields, FlowBCarLicence, FlowBData, FlowBDriverLicence, FlowBNationalId, FlowBPassport,
+    FlowBResidencePermit,
+};
+
+/// The label printed before the husband's name on the National ID back.
+pub const HUSBAND_LABEL: &str = "الزوج :";
+/// The label opening a traffic unit's name.
+pub const TRAFFIC_UNIT_LABEL: &str = "وحدة مرور";
+
+/// Both output records of one document side from its printed field texts.
+pub fn build(kind: DocumentKind, fields: &BTreeMap<String, String>) -> (FlowAFields, FlowBData) {
+    let printed = Printed(fields);
+    match kind {
+        DocumentKind::NidFront => nid_front(&printed),
+        DocumentKind::NidBack => nid_back(&printed),
+        DocumentKind::DriverLicence => driver_licence(&printed),
+        DocumentKind::CarLicenceFront => car_licence_front(&printed),
+        DocumentKind::CarLicenceBack => car_licence_back(&printed),
+        DocumentKind::Passport => passport(&printed),
+        DocumentKind::ResidencePermit => residence_permit(&printed),
+    }
+}
+
+/// Field access: a missing field reads as `""`, whitespace is trimmed.
+struct Printed<'a>(&'a BTreeMap<String, String>);
+
+impl Printed<'_> {
+    fn get(&self, key: &str) -> String {
+        self.0
+            .get(key)
+            .map(|v| v.trim().to_owned())
+            .unwrap_or_default()
+    }
+
+    fn digits(&self, key: &str) -> String {
+        to_ascii_digits(&self.get(key))
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect()
+    }
+
+    fn date(&self, key: &str) -> Option<PrintedDate> {
+        PrintedDate::parse(&self.get(key))
+    }
+
+    fn date_a(&self, key: &str) -> String {
+        self.date(key).map(PrintedDate::flow_a).unwrap_or_default()
+    }
+
+    fn date_b(&self, key: &str) -> String {
+        self.date(key).map(PrintedDate::iso).unwrap_or_default()
+    }
+}
+
+/// Birth date (Flow A, Flow B) and gender read from a valid national-ID number.
+struct IdFacts {
+    birthday_a: String,
+    birthday_b: String,
+    gender: Option<Gender>,
+}
+
+fn id_facts(national_id: &str) -> IdFacts {
+    match NationalId::parse(national_id) {
+        Ok(id) => IdFacts {
+            birthday_a: PrintedDate::Day(id.birth_date()).flow_a(),
+            birthday_b: PrintedDate::Day(id.birth_date()).iso(),
+            gender: Some(id.gender()),
+        },
+        Err(_) => IdFacts {
+            birthday_a: String::new(),
+            birthday_b: String::new(),
+            gender: None,
+        },
+    }
+}
+
+fn arabic_gender(gender: Option<Gender>) -> String {
+    gender.map(|g| g.arabic().to_owned()).unwrap_or_default()
+}
+
+fn english_gender(gender: Option<Gender>) -> String {
+    gender.map(|g| g.english().to_owned()).unwrap_or_default()
+}
+
+/// A printed gender word (`ذكر`/`أنثى`, or `M`/`F`), spelling-tolerant.
+pub fn parse_gender(text: &str) -> Option<Gender> {
+    let text = text.trim();
+    match text {
+        "M" | "m" => return Some(Gender::Male),
+        "F" | "f" => return Some(Gender::Female),
+        _ => {}
+    }
+    let folded = fold(text);
+    if folded.contains("ذكر") {
+        Some(Gender::Male)
+    } else if folded.contains("انثي") {
+        Some(Gender::Female)
+    } else {
+        None
+    }
+}
+
+/// Splits a full name chain into the given name and the rest. Compound given names
+/// stay whole: `عبد X`, `أبو X`, `أم X`, `X الدين`, `X الله`.
+pub fn split_full_name(full: &str) -> (String, String) {
+    let tokens: Vec<&str> = full.split_whitespace().collect();
+    let Some(first) = tokens.first() else {
+        return (String::new(), String::new());
+    };
+    let first_folded = fold(first);
+    let second_folded = tokens.get(1).map(|t| fold(t)).unwrap_or_default();
+    let compound = tokens.len() >= 2
+        && (matches!(first_folded.as_str(), "عبد" | "ابو" | "ام")
+            || matches!(second_folded.as_str(), "الدين" | "الله"));
+    let used = if compound { 2 } else { 1 };
+    (tokens[..used].join(" "), tokens[used..].join(" "))
+}
+
+fn join_name(first: &str, last: &str) -> String {
+    [first, last]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The text after a label such as `الزوج :` (the label and its colon may be missing or
+/// misread; only an exact, fold-tolerant label is stripped).
+fn strip_label(text: &str, label: &str) -> String {
+    let label_word = label.trim_end_matches([':', ' ']).trim();
+    let folded_label = fold(label_word);
+    let trimmed = text.trim();
+    let mut words = trimmed.splitn(2, char::is_whitespace);
+    let head = words.next().unwrap_or("");
+    let tail = words.next().unwrap_or("");
+    let label_words = label_word.split_whitespace().count();
+    if label_words == 1 && fold(head.trim_end_matches(':')) == folded_label {
+        return tail.trim_start().trim_start_matches(':').trim().to_owned();
+    }
+    if label_words > 1 {
+        let prefix: Vec<&str> = trimmed.split_whitespace().take(label_words).collect();
+        if fold(&prefix.join(" ")) == folded_label {
+            let rest: Vec<&str> = trimmed.split_whitespace().skip(label_words).collect();
+            return rest.join(" ").trim_start_matches(':').trim().to_owned();
+        }
+    }
+    trimmed.to_owned()
+}
+
+/// The place a traffic unit names: `وحدة مرور المقطم` -> `المقطم`.
+pub fn traffic_unit_place(text: &str) -> String {
+    strip_label(text, TRAFFIC_UNIT_LABEL)
+}
+
+fn governorate_names(address: &str) -> (String, String) {
+    governorate_in_address(address)
+        .map(|g| (g.arabic.to_owned(), g.english.to_owned()))
+        .unwrap_or_default()
+}
+
+fn nid_front(p: &Printed) -> (FlowAFields, FlowBData) {
+    let national_id = p.digits("national_id");
+    let facts = id_facts(&national_id);
+    let (first, last) = (p.get("first_name"), p.get("last_name"));
+    let (line1, line2) = (p.get("address_line1"), p.get("address_line2"));
+    let address = [line1.as_str(), line2.as_str()]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" - ");
+    let (governorate, governorate_en) = governorate_names(&line2);
+    let full_name = join_name(&first, &last);
+    let a = FlowAFields {
+        firstname: first,
+        lastname: last,
+        national_ID: national_id.clone(),
+        birthday: facts.birthday_a,
+        gender: arabic_gender(facts.gender),
+        city: governorate.clone(),
+        address1: line1,
+        address2: line2,
+        ..FlowAFields::default()
+    };
+    let b = FlowBNationalId {
+        national_id,
+        full_name_en: transliterate(&full_name),
+        full_name,
+        birth_date: facts.birthday_b,
+        gender: english_gender(facts.gender),
+        governorate,
+        governorate_en,
+        address,
+        card_serial: p.get("serial"),
+        ..FlowBNationalId::default()
+    };
+    (a, FlowBData::NationalId(b))
+}
+
+fn nid_back(p: &Printed) -> (FlowAFields, FlowBData) {
+    let national_id = p.digits("national_id");
+    let facts = id_facts(&national_id);
+    let gender = parse_gender(&p.get("gender")).or(facts.gender);
+    let husband = p.get("husband");
+    let a = FlowAFields {
+        national_ID: national_id.clone(),
+        birthday: facts.birthday_a,
+        gender: arabic_gender(gender),
+        religion: p.get("religion"),
+        status: p.get("marital_status"),
+        job: p.get("job"),
+        issueDate: p.date_a("issue_date"),
+        expiry: p.date_a("expiry_date"),
+        ..FlowAFields::default()
+    };
+    let b = FlowBNationalId {
+        national_id,
+        birth_date: facts.birthday_b,
+        gender: english_gender(gender),
+        religion: p.get("religion"),
+        marital_status: p.get("marital_status"),
+        job: p.get("job"),
+        workplace: p.get("workplace"),
+        husband_name: if husband.is_empty() {
+            husband
+        } else {
+            strip_label(&husband, HUSBAND_LABEL)
+        },
+        issue_date: p.date_b("issue_date"),
+        expiry_date: p.date_b("expiry_date"),
+        ..FlowBNationalId::default()
+    };
+    (a, FlowBData::NationalId(b))
+}
+
+fn driver_licence(p: &Printed) -> (FlowAFields, FlowBData) {
+    let national_id = p.digits("national_id");
+    let facts = id_facts(&national_id);
+    let name = p.get("name");
+    let (first, last) = split_full_name(&name);
+    let address = p.get("address");
+    let (governorate, _) = governorate_names(&address);
+    let a = FlowAFields {
+        firstname: first,
+        lastname: last,
+        national_ID: national_id.clone(),
+        birthday: facts.birthday_a,
+        gender: arabic_gender(facts.gender),
+        city: governorate.clone(),
+        address1: address.clone(),
+        job: p.get("job"),
+        issueDate: p.date_a("issue_date"),
+        expiry: p.date_a("expiry_date"),
+        releseCity: traffic_unit_place(&p.get("traffic_unit")),
+        ..FlowAFields::default()
+    };
+    let b = FlowBDriverLicence {
+        licence_number: national_id,
+        full_name_en: transliterate(&name),
+        full_name: name,
+        nationality: p.get("nationality"),
+        address,
+        governorate,
+        job: p.get("job"),
+        licence_category: p.get("licence_category"),
+        traffic_unit: p.get("traffic_unit"),
+        issue_date: p.date_b("issue_date"),
+        expiry_date: p.date_b("expiry_date"),
+        blood_group: p.get("blood_group"),
+    };
+    (a, FlowBData::DriverLicence(b))
+}
+
+fn car_licence_front(p: &Printed) -> (FlowAFields, FlowBData) {
+    let national_id = p.digits("owner_national_id");
+    let facts = id_facts(&national_id);
+    let owner = p.get("owner_name");
+    let (first, last) = split_full_name(&owner);
+    let address = p.get("address");
+    let (governorate, _) = governorate_names(&address);
+    let plate = p.get("plate_number");
+    let a = FlowAFields {
+        firstname: first,
+        lastname: last,
+        national_ID: national_id.clone(),
+        birthday: facts.birthday_a,
+        gender: arabic_gender(facts.gender),
+        city: governorate.clone(),
+        address1: address,
+        issueDate: p.date_a("issue_date"),
+        expiry: p.date_a("expiry_date"),
+        releseCity: traffic_unit_place(&p.get("traffic_unit")),
+        platenumber: plate.clone(),
+        ..FlowAFields::default()
+    };
+    let b = FlowBCarLicence {
+        plate_number: plate,
+        owner_name_en: transliterate(&owner),
+        owner_name: owner,
+        owner_national_id: national_id,
+        registration_date: p.date_b("issue_date"),
+        expiry_date: p.date_b("expiry_date"),
+        governorate,
+        traffic_unit: p.get("traffic_unit"),
+        usage_type: p.get("usage_type"),
+        ..FlowBCarLicence::default()
+    };
+    (a, FlowBData::CarLicence(b))
+}
+
+fn car_licence_back(p: &Printed) -> (FlowAFields, FlowBData) {
+    let b = FlowBCarLicence {
+        vehicle_make: p.get("make"),
+        vehicle_model: p.get("model"),
+        vehicle_year: p.digits("year"),
+        vehicle_color: p.get("color"),
+        // Exactly as printed (shared/spec/interface.md §2.3).
+        engine_number: p.0.get("engine_number").cloned().unwrap_or_default(),
+        chassis_number: p.0.get("chassis_number").cloned().unwrap_or_default(),
+        fuel_type: p.get("fuel_type"),
+        body_type: p.get("body_type"),
+        cylinders: p.digits("cylinders"),
+        engine_cc: p.digits("engine_cc"),
+        insurance_company: p.get("insurance_company"),
+        ..FlowBCarLicence::default()
+    };
+    (FlowAFields::default(), FlowBData::CarLicence(b))
+}
+
+/// Surname and given names from a TD3 first line (`P<EGYSURNAME<<GIVEN<NAMES<<<`).
+pub fn td3_names(line1: &str) -> Option<(String, String)> {
+    if line1.len() != TD3_LINE_LEN || !line1.is_ascii() {
+        return None;
+    }
+    let names = &line1[5..];
+    let (surname, given) = names.split_once("<<").unwrap_or((names, ""));
+    let words = |s: &str| {
+        s.split('<')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    Some((words(surname), words(given)))
+}
+
+fn passport(p: &Printed) -> (FlowAFields, FlowBData) {
+    let name_ar = p.get("name_ar");
+    let name_en = p.get("name_en");
+    let (first, last) = split_full_name(&name_ar);
+    let gender = parse_gender(&p.get("sex"));
+    let (surname_en, given_names_en) =
+        td3_names(&p.get("mrz_line1")).unwrap_or_else(|| match name_en.rsplit_once(' ') {
+            Some((given, surname)) => (surname.to_owned(), given.to_owned()),
+            None => (name_en.clone(), String::new()),
+        });
+    let national_id = p.digits("national_id");
+    let nationality = match p.get("nationality_ar") {
+        ar if ar.is_empty() => p.get("nationality_en"),
+        ar => ar,
+    };
+    let birth_place = match p.get("birth_place_ar") {
+        ar if ar.is_empty() => p.get("birth_place_en"),
+        ar => ar,
+    };
+    let a = FlowAFields {
+        firstname: first,
+        lastname: last,
+        national_ID: national_id.clone(),
+        birthday: p.date_a("birth_date"),
+        gender: arabic_gender(gender),
+        issueDate: p.date_a("issue_date"),
+        expiry: p.date_a("expiry_date"),
+        releseCity: p.get("issuing_office"),
+        job: p.get("profession"),
+        passportType: p.get("passport_type"),
+        ..FlowAFields::default()
+    };
+    let b = FlowBPassport {
+        passport_number: p.get("passport_number"),
+        passport_type: p.get("passport_type"),
+        country_code: p.get("country_code"),
+        full_name: name_ar,
+        full_name_en: name_en,
+        surname_en,
+        given_names_en,
+        nationality,
+        birth_date: p.date_b("birth_date"),
+        birth_place,
+        gender: english_gender(gender),
+        issue_date: p.date_b("issue_date"),
+        expiry_date: p.date_b("expiry_date"),
+        issuing_office: p.get("issuing_office"),
+        profession: p.get("profession"),
+        national_id,
+        mrz_line1: p.get("mrz_line1"),
+        mrz_line2: p.get("mrz_line2"),
+    };
+    (a, FlowBData::Passport(b))
+}
+
+fn residence_permit(p: &Printed) -> (FlowAFields, FlowBData) {
+    let name_ar = p.get("name_ar");
+    let (first, last) = split_full_name(&name_ar);
+    let gender = parse_gender(&p.get("gender"));
+    let permit_number = p.get("permit_number");
+    let a = FlowAFields {
+        firstname: first,
+        lastname: last,
+        national_ID: to_ascii_digits(&permit_number),
+        birthday: p.date_a("birth_date"),
+        gender: arabic_gender(gender),
+        issueDate: p.date_a("issue_date"),
+        expiry: p.date_a("expiry_date"),
+        passportType: p.get("residence_type"),
+        ..FlowAFields::default()
+    };
+    let b = FlowBResidencePermit {
+        permit_number,
+        full_name: name_ar,
+        full_name_en: p.get("name_en"),
+        nationality: p.get("nationality_ar"),
+        nationality_en: p.get("nationality_en"),
+        passport_number: p.get("passport_number"),
+        residence_type: p.get("residence_type"),
+        purpose: p.get("purpose"),
+        gender: english_gender(gender),
+        birth_date: p.date_b("birth_date"),
+        issue_date: p.date_b("issue_date"),
+        expiry_date: p.date_b("expiry_date"),
+    };
+    (a, FlowBData::ResidencePermit(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn nid_front_derives_birthday_gender_and_city() {
+        let f = fields(&[
+            ("first_name", "عبد الرحمن"),
+            ("last_name", "اشرف عبدالعزيز محمد"),
+            ("address_line1", "٧ ش منصور عطفة رامز"),
+            ("address_line2", "السيدة زينب - القاهره"),
+            ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("birth_date", "٢٠٠٣/١٢/٢٤"),
+            ("serial", "AB1234567"),
+        ]);
+        let (a, b) = build(DocumentKind::NidFront, &f);
+        assert_eq!(a.firstname, "عبد الرحمن");
+        assert_eq!(a.lastname, "اشرف عبدالعزيز محمد");
+        assert_eq!(a.national_ID, "30312240201859");
+        assert_eq!(a.birthday, "24/12/2003");
+        assert_eq!(a.gender, "ذكر");
+        assert_eq!(a.city, "القاهرة");
+        assert_eq!(a.address1, "٧ ش منصور عطفة رامز");
+        assert_eq!(a.address2, "السيدة زينب - القاهره");
+        assert!(a.platenumber.is_empty() && a.passportType.is_empty() && a.issueDate.is_empty());
+        let FlowBData::NationalId(b) = b else {
+            panic!("wrong family")
+        };
+        assert_eq!(b.full_name, "عبد الرحمن اشرف عبدالعزيز محمد");
+        assert_eq!(b.full_name_en, "Abdelrahman Ashraf Abdelaziz Mohamed");
+        assert_eq!(b.birth_date, "2003-12-24");
+        assert_eq!(b.gender, "Male");
+        assert_eq!(b.governorate_en, "Cairo");
+        assert_eq!(b.card_serial, "AB1234567");
+    }
+
+    #[test]
+    fn nid_front_with_a_broken_number_leaves_derived_fields_empty() {
+        let f = fields(&[("first_name", "محمد"), ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٨")]);
+        let (a, _) = build(DocumentKind::NidFront, &f);
+        assert_eq!(a.national_ID, "30312240201858");
+        assert_eq!(a.birthday, "");
+        assert_eq!(a.gender, "");
+        assert_eq!(a.city, "");
+    }
+
+    #[test]
+    fn nid_back_formats_month_only_issue_date_and_strips_husband_label() {
+        let f = fields(&[
+            ("national_id", "٢٧٣١٠١٦٠١٠٤٧٢٥"),
+            ("issue_date", "٢٠٢٤/٠٨"),
+            ("job", "مهندسة"),
+            ("workplace", "شركة مصر للطيران"),
+            ("gender", "أنثى"),
+            ("religion", "مسلمة"),
+            ("marital_status", "متزوجة"),
+            ("husband", "الزوج : محمد علي حسن"),
+            ("expiry_date", "٢٠٣١/٠٨/١٢"),
+        ]);
+        let (a, b) = build(DocumentKind::NidBack, &f);
+        assert_eq!(a.issueDate, "08/2024");
+        assert_eq!(a.expiry, "12/08/2031");
+        assert_eq!(a.gender, "أنثى");
+        assert_eq!(a.status, "متزوجة");
+        assert_eq!(a.job, "مهندسة");
+        assert_eq!(a.birthday, "16/10/1973");
+        let FlowBData::NationalId(b) = b else {
+            panic!("wrong family")
+        };
+        assert_eq!(b.issue_date, "2024-08");
+        assert_eq!(b.expiry_date, "2031-08-12");
+        assert_eq!(b.husband_name, "محمد علي حسن");
+        assert_eq!(b.workplace, "شركة مصر للطيران");
+        assert_eq!(b.gender, "Female");
+    }
+
+    #[test]
+    fn car_licence_front_fills_plate_owner_and_traffic_unit() {
+        let f = fields(&[
+            ("usage_type", "ملاكي"),
+            ("plate_number", "ن ص ر ١٢٣"),
+            ("owner_name", "عبد الله محمد السيد"),
+            ("nationality", "مصري"),
+            ("address", "١٢ ش التحرير - الدقي - الجيزة"),
+            ("owner_national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("traffic_unit", "وحدة مرور الدقي"),
+            ("issue_date", "٢٠٢٣/٠٥/٠١"),
+            ("expiry_date", "٢٠٢٦/٠٥/٠١"),
+        ]);
+        let (a, b) = build(DocumentKind::CarLicenceFront, &f);
+        assert_eq!(a.platenumber, "ن ص ر ١٢٣");
+        assert_eq!(a.firstname, "عبد الله");
+        assert_eq!(a.lastname, "محمد السيد");
+        assert_eq!(a.city, "الجيزة");
+        assert_eq!(a.releseCity, "الدقي");
+        assert_eq!(a.issueDate, "01/05/2023");
+        assert!(a.passportType.is_empty());
+        let FlowBData::CarLicence(b) = b else {
+            panic!("wrong family")
+        };
+        assert_eq!(b.owner_name_en, "Abdullah Mohamed Elsayed");
+        assert_eq!(b.registration_date, "2023-05-01");
+        assert_eq!(b.governorate, "الجيزة");
+    }
+
+    #[test]
+    fn car_licence_back_keeps_numbers_as_printed() {
+        let f = fields(&[
+            ("make", "تويوتا"),
+            ("year", "٢٠١٨"),
+            ("chassis_number", "JTDBR32E720012345"),
+            ("engine_number", "1ZR-1234567"),
+            ("engine_cc", "١٦٠٠"),
+        ]);
+        let (a, b) = build(DocumentKind::CarLicenceBack, &f);
+        assert_eq!(a, FlowAFields::default());
+        let FlowBData::CarLicence(b) = b else {
+            panic!("wrong family")
+        };
+        assert_eq!(b.vehicle_year, "2018");
+        assert_eq!(b.engine_cc, "1600");
+        assert_eq!(b.engine_number, "1ZR-1234567");
+        assert_eq!(b.chassis_number, "JTDBR32E720012345");
+    }
+
+    #[test]
+    fn passport_reads_names_from_the_mrz() {
+        let f = fields(&[
+            ("passport_type", "P"),
+            ("country_code", "EGY"),
+            ("passport_number", "A12345678"),
+            ("name_ar", "محمد أحمد السيد"),
+            ("name_en", "MOHAMED AHMED ELSAYED"),
+            ("sex", "M"),
+            ("birth_date", "07/03/1990"),
+            ("issue_date", "02/01/2024"),
+            ("expiry_date", "02/01/2031"),
+            ("issuing_office", "العباسية"),
+            ("profession", "مهندس"),
+            ("national_id", "29003070101236"),
+            ("mrz_line1", "P<EGYELSAYED<<MOHAMED<AHMED<<<<<<<<<<<<<<<<<<"),
+        ]);
+        let (a, b) = build(DocumentKind::Passport, &f);
+        assert_eq!(a.passportType, "P");
+        assert_eq!(a.birthday, "07/03/1990");
+        assert_eq!(a.gender, "ذكر");
+        assert_eq!(a.releseCity, "العباسية");
+        assert_eq!(a.job, "مهندس");
+        assert_eq!(
+            (a.firstname.as_str(), a.lastname.as_str()),
+            ("محمد", "أحمد السيد")
+        );
+        assert!(a.platenumber.is_empty());
+        let FlowBData::Passport(b) = b else {
+            panic!("wrong family")
+        };
+        assert_eq!(b.surname_en, "ELSAYED");
+        assert_eq!(b.given_names_en, "MOHAMED AHMED");
+        assert_eq!(b.expiry_date, "2031-01-02");
+    }
+
+    #[test]
+    fn residence_permit_uses_the_permit_number_as_identity() {
+        let f = fields(&[
+            ("permit_number", "123456789"),
+            ("name_ar", "آدم عثمان الطيب"),
+            ("name_en", "ADAM OSMAN ELTAYEB"),
+            ("gender", "ذكر"),
+            ("residence_type", "مؤقتة"),
+            ("birth_date", "١٩٩٥/٠١/٣١"),
+            ("issue_date", "٢٠٢٤/٠٢/٠١"),
+            ("expiry_date", "٢٠٢٥/٠٢/٠١"),
+        ]);
+        let (a, b) = build(DocumentKind::ResidencePermit, &f);
+        assert_eq!(a.national_ID, "123456789");
+        assert_eq!(a.passportType, "مؤقتة");
+        assert_eq!(a.birthday, "31/01/1995");
+        let FlowBData::ResidencePermit(b) = b else {
+            panic!("wrong family")
+        };
+        assert_eq!(b.full_name_en, "ADAM OSMAN ELTAYEB");
+        assert_eq!(b.gender, "Male");
+        assert_eq!(b.issue_date, "2024-02-01");
+    }
+
+    #[test]
+    fn splits_compound_given_names() {
+        let s = |t: &str| split_full_name(t);
+        assert_eq!(
+            s("عبد الرحمن محمد علي"),
+            ("عبد الرحمن".into(), "محمد علي".into())
+        );
+        assert_eq!(
+            s("عبدالرحمن محمد علي"),
+            ("عبدالرحمن".into(), "محمد علي".into())
+        );
+        assert_eq!(
+            s("نور الدين أحمد علي"),
+            ("نور الدين".into(), "أحمد علي".into())
+        );
+        assert_eq!(s("محمد عبد الله"), ("محمد".into(), "عبد الله".into()));
+        assert_eq!(s(""), (String::new(), String::new()));
+        assert_eq!(traffic_unit_place("وحدة مرور المقطم"), "المقطم");
+        assert_eq!(traffic_unit_place("المقطم"), "المقطم");
+        assert_eq!(parse_gender("انثى"), Some(Gender::Female));
+        assert_eq!(parse_gender("؟"), None);
+    }
+}

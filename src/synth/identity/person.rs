@@ -1,0 +1,203 @@
+//! An Egyptian person: gendered name chain of one faith, birth date and place, a
+//! national-ID number that encodes them, and a home address.
+
+use chrono::NaiveDate;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::domain::date::sub_years;
+use crate::domain::transliterate::transliterate;
+use crate::domain::{Gender, Governorate, NationalId};
+use crate::synth::vocab::names::{Faith, NamePool, tables};
+
+use super::address::{Address, residential_governorate};
+use super::{chance, date_between, pick};
+
+/// One element of a name chain with its Latin spelling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamePart {
+    pub arabic: String,
+    pub latin: String,
+}
+
+impl NamePart {
+    /// An Egyptian name: Latin exactly as [`transliterate`] spells it, so the
+    /// pipeline's `_en` fields and the passport's printed Latin agree.
+    pub fn egyptian(arabic: &str) -> NamePart {
+        NamePart {
+            arabic: arabic.to_owned(),
+            latin: transliterate(arabic),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Person {
+    pub gender: Gender,
+    /// Muslim or Christian (never `Any`).
+    pub faith: Faith,
+    /// Given name, father, grandfather, then further ancestors or a family name.
+    pub names: Vec<NamePart>,
+    pub birth_date: NaiveDate,
+    pub birth_governorate: Governorate,
+    pub national_id: NationalId,
+    pub address: Address,
+}
+
+impl Person {
+    /// An Egyptian aged `min_age..=max_age` on `on` (the document's issue date).
+    pub fn egyptian(rng: &mut ChaCha8Rng, on: NaiveDate, min_age: u32, max_age: u32) -> Person {
+        let gender = if rng.random_bool(0.5) {
+            Gender::Male
+        } else {
+            Gender::Female
+        };
+        Person::egyptian_of(rng, gender, on, min_age, max_age)
+    }
+
+    pub fn egyptian_of(
+        rng: &mut ChaCha8Rng,
+        gender: Gender,
+        on: NaiveDate,
+        min_age: u32,
+        max_age: u32,
+    ) -> Person {
+        let faith = if chance(rng, 0.12) {
+            Faith::Christian
+        } else {
+            Faith::Muslim
+        };
+        let parts = *pick(rng, &[3, 4, 4, 4, 4, 5]);
+        let names = egyptian_chain(rng, gender, faith, parts);
+        let age = sample_age(rng, min_age, max_age);
+        let birth_date = birth_date_for_age(rng, on, age);
+        let residence = residential_governorate(rng);
+        let birth_governorate = if chance(rng, 0.015) {
+            Governorate::from_code(88).unwrap_or(residence)
+        } else if chance(rng, 0.75) {
+            residence
+        } else {
+            residential_governorate(rng)
+        };
+        let national_id = national_id_for(rng, birth_date, birth_governorate, gender);
+        let address = Address::random(rng, residence);
+        Person {
+            gender,
+            faith,
+            names,
+            birth_date,
+            birth_governorate,
+            national_id,
+            address,
+        }
+    }
+
+    pub fn given(&self) -> &str {
+        &self.names[0].arabic
+    }
+
+    /// Everything after the given name, as on the second name line of the ID.
+    pub fn rest(&self) -> String {
+        self.names[1..]
+            .iter()
+            .map(|n| n.arabic.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    pub fn full(&self) -> String {
+        self.names
+            .iter()
+            .map(|n| n.arabic.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    pub fn latin_full(&self) -> String {
+        self.names
+            .iter()
+            .map(|n| n.latin.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Completed years on `date`.
+    pub fn age_on(&self, date: NaiveDate) -> u32 {
+        crate::domain::date::age_on(self.birth_date, date)
+    }
+}
+
+fn pool(gender: Gender) -> &'static NamePool {
+    match gender {
+        Gender::Male => &tables().male,
+        Gender::Female => &tables().female,
+    }
+}
+
+/// A name chain of `parts` elements: a given name of `gender`, then male ancestors;
+/// the last element is a family name about half the time. Every name fits `faith`.
+pub fn egyptian_chain(
+    rng: &mut ChaCha8Rng,
+    gender: Gender,
+    faith: Faith,
+    parts: usize,
+) -> Vec<NamePart> {
+    let t = tables();
+    let mut names = vec![NamePart::egyptian(
+        pick(rng, pool(gender).for_faith(faith)).arabic,
+    )];
+    let male = t.male.for_faith(faith);
+    for i in 1..parts {
+        let last = i + 1 == parts;
+        let arabic = if last && parts >= 4 && chance(rng, 0.5) {
+            pick(rng, t.family.for_faith(faith)).arabic
+        } else {
+            // A father is not named after his son in practice; avoid a repeated neighbour.
+            let mut name = pick(rng, male).arabic;
+            if names.last().is_some_and(|p| p.arabic == name) {
+                name = pick(rng, male).arabic;
+            }
+            name
+        };
+        names.push(NamePart::egyptian(arabic));
+    }
+    names
+}
+
+/// Ages skewed young, as in the population holding documents.
+pub fn sample_age(rng: &mut ChaCha8Rng, min: u32, max: u32) -> u32 {
+    let u: f64 = rng.random();
+    let span = f64::from(max.saturating_sub(min) + 1);
+    (min + (span * u.powf(1.35)) as u32).min(max)
+}
+
+/// A birth date that makes the person exactly `age` years old on `on`.
+pub fn birth_date_for_age(rng: &mut ChaCha8Rng, on: NaiveDate, age: u32) -> NaiveDate {
+    let latest = sub_years(on, age);
+    let earliest = sub_years(on, age + 1) + chrono::Duration::days(1);
+    date_between(rng, earliest, latest)
+}
+
+/// A valid number for these facts. Numbers whose check digit the published variants
+/// disagree on (`S mod 11 = 0`) are skipped, so ours pass variants A and B alike.
+pub fn national_id_for(
+    rng: &mut ChaCha8Rng,
+    birth: NaiveDate,
+    governorate: Governorate,
+    gender: Gender,
+) -> NationalId {
+    for _ in 0..1000 {
+        let serial: u16 = rng.random_range(1..=999);
+        let gender_digit: u16 = match gender {
+            Gender::Male => 2 * rng.random_range(0..5) + 1,
+            Gender::Female => 2 * rng.random_range(0..5),
+        };
+        if let Ok(id) = NationalId::compose(birth, governorate, serial * 10 + gender_digit)
+            && !id.check_digit_is_ambiguous()
+        {
+            return id;
+        }
+    }
+    // Unreachable for birth years 1900..=2099, which is all this generator draws.
+    NationalId::compose(birth, governorate, 11).expect("birth year within 1900..=2099")
+}
