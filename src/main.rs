@@ -6,10 +6,13 @@ use clap::Parser;
 enum Command {
     /// Generate synthetic documents with ground truth, or text-line crops.
     Synth(hawiya::synth::cli::SynthArgs),
+    /// Train the text-line recognizer from scratch on generated crops.
+    Train(hawiya::recognizer::cli::TrainArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     match Command::parse() {
         Command::Synth(args) => hawiya::synth::cli::run(args),
+        Command::Train(args) => hawiya::recognizer::cli::run_train(args),
     }
 }

@@ -4,13 +4,20 @@
 
 pub mod artifacts;
 pub mod augment;
+pub mod batcher;
+pub mod cli;
 pub mod config;
 pub mod ctc;
+pub mod decode;
 pub mod model;
 pub mod optim;
 pub mod preprocess;
+pub mod recognizer;
 pub mod train;
 pub mod vocab;
 
+pub use batcher::{Batcher, BatcherConfig, BatcherHandle, LineReader, RecognizerReader};
 pub use config::ModelConfig;
+pub use decode::{DecodeOptions, Hypothesis, Reading};
+pub use recognizer::{DEFAULT_MODEL_DIR, LoadError, ModelSource, RecognizeError, Recognizer};
 pub use vocab::Vocab;
