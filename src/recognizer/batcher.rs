@@ -286,3 +286,146 @@ fn pick_batch(pending: &mut Vec<Job>, max: usize, width_ratio: f32) -> Vec<Job> 
     batch.reverse();
     batch
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parking_lot::Mutex;
+    use rand::{Rng, SeedableRng};
+
+    /// Test double: a crop's identity is its width; the reading repeats it.
+    struct Echo {
+        seen: Mutex<Vec<usize>>,
+        batch_sizes: Mutex<Vec<usize>>,
+        /// Each batch waits for a token when set: lets a test hold the worker.
+        gate: Option<Receiver<()>>,
+        started: Option<Sender<()>>,
+        fail: bool,
+    }
+
+    impl Echo {
+        fn new() -> Echo {
+            Echo { seen: Mutex::new(Vec::new()), batch_sizes: Mutex::new(Vec::new()), gate: None, started: None, fail: false }
+        }
+    }
+
+    fn reading(text: String) -> Reading {
+        Reading { text, char_probs: Vec::new(), confidence: 1.0, alternatives: Vec::new(), ctc_text: String::new() }
+    }
+
+    impl LineReader for Arc<Echo> {
+        fn prepare(&self, crop: &GrayImage) -> LineInput {
+            LineInput { width: crop.width() as usize, pixels: Vec::new() }
+        }
+
+        fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+            if let Some(tx) = &self.started {
+                let _ = tx.send(());
+            }
+            if let Some(gate) = &self.gate {
+                let _ = gate.recv();
+            }
+            if self.fail {
+                return Err(RecognizeError::Model("test failure".into()));
+            }
+            self.batch_sizes.lock().push(inputs.len());
+            self.seen.lock().extend(inputs.iter().map(|i| i.width));
+            Ok(inputs.iter().map(|i| reading(i.width.to_string())).collect())
+        }
+    }
+
+    fn crops(ids: &[u32]) -> Vec<GrayImage> {
+        ids.iter().map(|&id| GrayImage::new(id, 1)).collect()
+    }
+
+    #[test]
+    fn every_crop_is_answered_exactly_once_and_in_order() {
+        for (threads, max_wait) in [(1, 0), (2, 2), (3, 5)] {
+            let echo = Arc::new(Echo::new());
+            let config = BatcherConfig {
+                max_batch_size: 7,
+                max_wait: Duration::from_millis(max_wait),
+                queue_capacity: 10_000,
+                threads,
+                width_ratio: 1.5,
+            };
+            let handle = Batcher::start(echo.clone(), config);
+            let submitted: Vec<u32> = std::thread::scope(|s| {
+                let workers: Vec<_> = (0..8u32)
+                    .map(|t| {
+                        let handle = handle.clone();
+                        s.spawn(move || {
+                            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(t as u64);
+                            let mut mine = Vec::new();
+                            for r in 0..40u32 {
+                                let n = rng.random_range(0..12u32);
+                                let ids: Vec<u32> = (0..n).map(|k| 1 + t * 100_000 + r * 100 + k).collect();
+                                let readings = handle.recognize(crops(&ids)).unwrap();
+                                let texts: Vec<String> = readings.into_iter().map(|r| r.text).collect();
+                                assert_eq!(texts, ids.iter().map(|i| i.to_string()).collect::<Vec<_>>());
+                                mine.extend(ids);
+                            }
+                            mine
+                        })
+                    })
+                    .collect();
+                workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+            });
+            drop(handle);
+            let mut seen = echo.seen.lock().clone();
+            seen.sort_unstable();
+            let mut expected: Vec<usize> = submitted.iter().map(|&i| i as usize).collect();
+            expected.sort_unstable();
+            assert_eq!(seen, expected, "each crop read exactly once");
+            assert!(echo.batch_sizes.lock().iter().all(|&n| (1..=7).contains(&n)));
+        }
+    }
+
+    #[test]
+    fn a_full_queue_refuses_at_once_and_recovers() {
+        let (gate_tx, gate_rx) = bounded::<()>(0);
+        let (started_tx, started_rx) = bounded::<()>(100);
+        let echo = Arc::new(Echo { gate: Some(gate_rx), started: Some(started_tx), ..Echo::new() });
+        let config = BatcherConfig { max_batch_size: 2, max_wait: Duration::ZERO, queue_capacity: 4, threads: 1, width_ratio: 2.0 };
+        let handle = Batcher::start(echo.clone(), config);
+        std::thread::scope(|s| {
+            let h = handle.clone();
+            let first = s.spawn(move || h.recognize(crops(&[1, 2])));
+            started_rx.recv().unwrap(); // the worker now holds the first batch
+            let h = handle.clone();
+            let queued = s.spawn(move || h.recognize(crops(&[3, 4, 5, 6])));
+            while handle.shared.queued.load(Ordering::Acquire) < 4 {
+                std::thread::yield_now();
+            }
+            assert_eq!(handle.recognize(crops(&[7])).unwrap_err(), RecognizeError::Overloaded);
+            assert_eq!(handle.recognize(crops(&[8; 5])).unwrap_err(), RecognizeError::Overloaded);
+            // Release the worker: everything accepted is answered.
+            std::thread::spawn(move || while gate_tx.send(()).is_ok() {});
+            assert_eq!(first.join().unwrap().unwrap().len(), 2);
+            assert_eq!(queued.join().unwrap().unwrap().len(), 4);
+        });
+        assert_eq!(handle.recognize(crops(&[9])).unwrap()[0].text, "9");
+        let mut seen = echo.seen.lock().clone();
+        seen.sort_unstable();
+        assert_eq!(seen, vec![1, 2, 3, 4, 5, 6, 9]);
+    }
+
+    #[test]
+    fn model_failures_reach_every_caller() {
+        let echo = Arc::new(Echo { fail: true, ..Echo::new() });
+        let handle = Batcher::start(echo, BatcherConfig::default());
+        assert!(matches!(handle.recognize(crops(&[1, 2, 3])), Err(RecognizeError::Model(_))));
+        assert!(handle.recognize(Vec::new()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn batches_group_similar_widths() {
+        let job = |w: usize| Job { input: LineInput { width: w, pixels: Vec::new() }, enqueued: Instant::now(), reply: bounded(1).0 };
+        let mut pending: Vec<Job> = [100, 400, 110, 90, 800, 105].into_iter().map(job).collect();
+        let batch = pick_batch(&mut pending, 3, 2.0);
+        let widths: Vec<usize> = batch.iter().map(|j| j.input.width).collect();
+        assert_eq!(widths, vec![100, 110, 105]);
+        let rest: Vec<usize> = pending.iter().map(|j| j.input.width).collect();
+        assert_eq!(rest, vec![400, 90, 800]);
+    }
+}

@@ -7,6 +7,9 @@ use std::time::Duration;
 use image::GrayImage;
 
 use super::config::ModelConfig;
+use super::decode::DecodeOptions;
+use super::eval::evaluate;
+use super::recognizer::{ModelSource, Recognizer};
 use super::train::{LineSource, TrainOptions, train};
 use super::vocab::Vocab;
 use crate::synth::LineGenerator;
@@ -80,6 +83,66 @@ pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
     };
     println!("{}", serde_json::to_string(&config)?);
     train(source, config, vocab, opts)
+}
+
+/// Measure accuracy.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    #[command(subcommand)]
+    pub what: EvalCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum EvalCommand {
+    /// Per-category CER and exact-line rate of the recognizer on labelled crops
+    /// (`hawiya synth --lines` output; use a seed never used in training).
+    Lines(EvalLinesArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EvalLinesArgs {
+    /// Folder with labels.jsonl and the crops it names.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Model folder, or a hub repository id (`hf:owner/name`) already in the local cache.
+    #[arg(long, default_value = "models/recognizer")]
+    pub model: ModelSource,
+    /// Beam width; 1 decodes greedily.
+    #[arg(long, default_value_t = 1)]
+    pub beam: usize,
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// Print one JSON object: per category `cer`, `exact`, `count`.
+    #[arg(long)]
+    pub json: bool,
+    /// Also print every wrong line (truth, then reading).
+    #[arg(long)]
+    pub errors: bool,
+}
+
+pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
+    match args.what {
+        EvalCommand::Lines(args) => run_eval_lines(args),
+    }
+}
+
+fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
+    let recognizer = Recognizer::load(&args.model)?;
+    let started = std::time::Instant::now();
+    let (report, pairs) = evaluate(&recognizer, &args.dir, DecodeOptions::beam(args.beam), args.batch_size)?;
+    let seconds = started.elapsed().as_secs_f64();
+    if args.errors {
+        for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.text) {
+            eprintln!("{:?} {}\n    truth: {}\n    read:  {}", label.category, label.file, label.text, reading.text);
+        }
+    }
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.table());
+        println!("{} crops in {seconds:.1} s ({:.0} crops/s, batch {}, beam {})", pairs.len(), pairs.len() as f64 / seconds, args.batch_size, args.beam);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

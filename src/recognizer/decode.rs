@@ -263,6 +263,104 @@ fn beam(model: &LineModel, batch: &ImageBatch, memory: &Tensor, width: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recognizer::model::Kernels;
+    use crate::recognizer::preprocess::{LineInput, prepare};
+    use crate::recognizer::train::tests::{bar_crop, tiny_config};
+    use candle_core::{DType, Device};
+    use candle_nn::{VarBuilder, VarMap};
+
+    fn models() -> (LineModel, LineModel, Vocab) {
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = tiny_config(&vocab);
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        let slow = LineModel::new(&cfg, vb.clone(), Kernels::Differentiable).unwrap();
+        let fused = LineModel::new(&cfg, vb, Kernels::Fused).unwrap();
+        (slow, fused, vocab)
+    }
+
+    fn inputs(model: &LineModel) -> Vec<LineInput> {
+        ["٣٠١١", "AB12", "مصر الجديدة", "P<EGY"].iter().map(|t| prepare(&bar_crop(t), &model.config)).collect()
+    }
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b).unwrap().abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar::<f32>().unwrap()
+    }
+
+    #[test]
+    fn fused_and_differentiable_kernels_agree() {
+        let (slow, fused, _) = models();
+        let inputs = inputs(&slow);
+        let batch = ImageBatch::new(&inputs.iter().collect::<Vec<_>>(), &slow.config, &Device::Cpu).unwrap();
+        let (m_slow, m_fused) = (slow.encode(&batch).unwrap(), fused.encode(&batch).unwrap());
+        assert!(max_diff(&m_slow, &m_fused) < 1e-4);
+        let tokens = Tensor::new(&[[BOS, 5, 6, 7], [BOS, 9, 9, 9], [BOS, 40, 41, 42], [BOS, 3, 4, 5]], &Device::Cpu).unwrap();
+        let l_slow = slow.decoder_logits(&tokens, &m_slow, &batch).unwrap();
+        let l_fused = fused.decoder_logits(&tokens, &m_fused, &batch).unwrap();
+        assert!(max_diff(&l_slow, &l_fused) < 1e-3);
+    }
+
+    #[test]
+    fn cached_greedy_decoding_matches_the_full_forward_pass() {
+        let (_, model, _) = models();
+        let inputs = inputs(&model);
+        let batch = ImageBatch::new(&inputs.iter().collect::<Vec<_>>(), &model.config, &Device::Cpu).unwrap();
+        let memory = model.encode(&batch).unwrap();
+        let partials = greedy(&model, &batch, &memory).unwrap();
+        for (i, p) in partials.iter().enumerate() {
+            // Re-score the decoded tokens teacher-forced on this crop alone.
+            let one = ImageBatch::new(&[&inputs[i]], &model.config, &Device::Cpu).unwrap();
+            let mem = model.encode(&one).unwrap();
+            let mut input = vec![BOS];
+            input.extend(&p.tokens);
+            input.truncate(model.config.max_len);
+            let n = input.len();
+            let logits = model.decoder_logits(&Tensor::new(input.as_slice(), &Device::Cpu).unwrap().unsqueeze(0).unwrap(), &mem, &one).unwrap();
+            let logp = candle_nn::ops::log_softmax(&logits, D::Minus1).unwrap().squeeze(0).unwrap().to_vec2::<f32>().unwrap();
+            for (t, &token) in p.tokens.iter().enumerate() {
+                assert_eq!(argmax(&logp[t]).0, token, "crop {i} position {t}");
+                assert!((logp[t][token as usize].exp() - p.probs[t]).abs() < 1e-3);
+            }
+            let mut total: f32 = p.tokens.iter().enumerate().map(|(t, &k)| logp[t][k as usize]).sum();
+            if p.tokens.len() < n {
+                total += logp[p.tokens.len()][EOS as usize];
+            }
+            assert!((total - p.log_prob).abs() < 1e-2, "{total} vs {}", p.log_prob);
+        }
+    }
+
+    #[test]
+    fn readings_do_not_depend_on_batch_companions() {
+        let (_, model, vocab) = models();
+        let inputs = inputs(&model);
+        let all = decode(&model, &vocab, &ImageBatch::new(&inputs.iter().collect::<Vec<_>>(), &model.config, &Device::Cpu).unwrap(), DecodeOptions::beam(3)).unwrap();
+        for (i, input) in inputs.iter().enumerate() {
+            let alone = decode(&model, &vocab, &ImageBatch::new(&[input], &model.config, &Device::Cpu).unwrap(), DecodeOptions::beam(3)).unwrap();
+            assert_eq!(alone[0].text, all[i].text);
+            assert_eq!(alone[0].ctc_text, all[i].ctc_text);
+            assert!((alone[0].confidence - all[i].confidence).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn beam_search_finds_at_least_the_greedy_score_and_ranks_alternatives() {
+        let (_, model, vocab) = models();
+        let inputs = inputs(&model);
+        let batch = ImageBatch::new(&inputs.iter().collect::<Vec<_>>(), &model.config, &Device::Cpu).unwrap();
+        let greedy = decode(&model, &vocab, &batch, DecodeOptions::greedy()).unwrap();
+        let beam = decode(&model, &vocab, &batch, DecodeOptions::beam(4)).unwrap();
+        for (g, b) in greedy.iter().zip(&beam) {
+            assert!(b.confidence >= g.confidence * 0.999, "{} < {}", b.confidence, g.confidence);
+            assert_eq!(b.char_probs.len(), b.text.chars().count());
+            assert!(b.alternatives.len() <= 3);
+            let mut last = b.confidence.ln();
+            for alt in &b.alternatives {
+                assert!(alt.log_prob <= last + 1e-5);
+                assert_ne!(alt.text, b.text);
+                last = alt.log_prob;
+            }
+        }
+    }
 
     #[test]
     fn top_k_is_sorted_and_bounded() {

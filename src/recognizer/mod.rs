@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod ctc;
 pub mod decode;
+pub mod eval;
 pub mod model;
 pub mod optim;
 pub mod preprocess;

@@ -101,7 +101,12 @@ impl Recognizer {
         match source {
             ModelSource::Dir(dir) => Recognizer::load_files(&dir.join(WEIGHTS_FILE), &dir.join(CONFIG_FILE), &dir.join(VOCAB_FILE)),
             ModelSource::Hub { repo, revision } => {
-                let cache = hf_hub::Cache::from_env();
+                // HF_HUB_CACHE first (hf-hub 0.5 only reads HF_HOME), then HF_HOME,
+                // then ~/.cache/huggingface/hub.
+                let cache = match std::env::var_os("HF_HUB_CACHE") {
+                    Some(path) => hf_hub::Cache::new(path.into()),
+                    None => hf_hub::Cache::from_env(),
+                };
                 let cache_repo = match revision {
                     Some(rev) => cache.repo(hf_hub::Repo::with_revision(repo.clone(), hf_hub::RepoType::Model, rev.clone())),
                     None => cache.model(repo.clone()),
@@ -170,5 +175,79 @@ impl Recognizer {
         }
         let batch = ImageBatch::new(inputs, &self.model.config, &self.device)?;
         Ok(decode(&self.model, &self.vocab, &batch, options)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognizer::artifacts::export;
+    use crate::recognizer::train::tests::{bar_crop, tiny_config};
+    use candle_nn::VarMap;
+
+    fn exported(dir: &Path) -> (Recognizer, Vocab) {
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = tiny_config(&vocab);
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        let model = LineModel::new(&cfg, vb, Kernels::Fused).unwrap();
+        export(&varmap, &cfg, &vocab, dir).unwrap();
+        (Recognizer::from_model(model, vocab.clone()), vocab)
+    }
+
+    #[test]
+    fn exported_models_load_and_read_like_the_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let (original, _) = exported(dir.path());
+        let loaded = Recognizer::load(&ModelSource::Dir(dir.path().to_path_buf())).unwrap();
+        let crops: Vec<GrayImage> = ["١٢٣", "AB"].iter().map(|t| bar_crop(t)).collect();
+        let a = original.recognize(&crops, DecodeOptions::greedy()).unwrap();
+        let b = loaded.recognize(&crops, DecodeOptions::greedy()).unwrap();
+        for (a, b) in a.iter().zip(&b) {
+            // fp16 weights: the same reading, nearly the same probabilities.
+            assert_eq!(a.text, b.text);
+            assert!((a.confidence - b.confidence).abs() < 0.05);
+        }
+        assert!(loaded.recognize(&[], DecodeOptions::greedy()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn missing_or_malformed_models_give_typed_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = Recognizer::load(&ModelSource::Dir(dir.path().join("nope")));
+        assert!(matches!(missing, Err(LoadError::Missing { .. })), "{missing:?}");
+
+        exported(dir.path());
+        std::fs::write(dir.path().join(CONFIG_FILE), "{not json").unwrap();
+        assert!(matches!(Recognizer::load(&ModelSource::Dir(dir.path().into())), Err(LoadError::Malformed { .. })));
+
+        exported(dir.path());
+        std::fs::write(dir.path().join(WEIGHTS_FILE), b"garbage").unwrap();
+        assert!(matches!(Recognizer::load(&ModelSource::Dir(dir.path().into())), Err(LoadError::Malformed { .. })));
+
+        exported(dir.path());
+        std::fs::write(dir.path().join(VOCAB_FILE), r#"{"specials":["<pad>","<bos>","<eos>","<unk>"],"characters":["a"]}"#).unwrap();
+        assert!(matches!(Recognizer::load(&ModelSource::Dir(dir.path().into())), Err(LoadError::VocabMismatch { .. })));
+    }
+
+    #[test]
+    fn hub_sources_resolve_from_the_local_cache_only() {
+        let cache = tempfile::tempdir().unwrap();
+        // SAFETY: no other test reads HF_HUB_CACHE.
+        unsafe { std::env::set_var("HF_HUB_CACHE", cache.path()) };
+        let source: ModelSource = "hf:hawiya/recognizer".parse().unwrap();
+        assert_eq!(source, ModelSource::Hub { repo: "hawiya/recognizer".into(), revision: None });
+        assert!(matches!(Recognizer::load(&source), Err(LoadError::NotInHubCache { .. })));
+
+        // Lay out a cache snapshot the way hf-hub does and load from it.
+        let repo = hf_hub::Cache::new(cache.path().to_path_buf()).model("hawiya/recognizer".into());
+        repo.create_ref("0123abcd").unwrap();
+        let snapshot = cache.path().join("models--hawiya--recognizer/snapshots/0123abcd");
+        exported(&snapshot);
+        assert!(Recognizer::load(&source).is_ok());
+
+        let local: ModelSource = cache.path().to_str().unwrap().parse().unwrap();
+        assert_eq!(local, ModelSource::Dir(cache.path().to_path_buf()));
+        assert!(matches!("owner/name@v1".parse().unwrap(), ModelSource::Hub { revision: Some(_), .. }));
     }
 }
