@@ -12,4 +12,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-1}"
 cargo build --release --bin hawiya
-exec target/release/hawiya train "$@"
+exec "${CARGO_TARGET_DIR:-target}/release/hawiya" train "$@"

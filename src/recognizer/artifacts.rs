@@ -23,7 +23,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Exports the trained variables as fp16 plus the config and vocabulary.
-pub fn export(varmap: &VarMap, config: &ModelConfig, vocab: &Vocab, dir: &Path) -> anyhow::Result<PathBuf> {
+pub fn export(
+    varmap: &VarMap,
+    config: &ModelConfig,
+    vocab: &Vocab,
+    dir: &Path,
+) -> anyhow::Result<PathBuf> {
     fs::create_dir_all(dir)?;
     let tensors: HashMap<String, Tensor> = varmap
         .data()
@@ -36,7 +41,10 @@ pub fn export(varmap: &VarMap, config: &ModelConfig, vocab: &Vocab, dir: &Path) 
     let tmp = weights.with_extension("tmp");
     candle_core::safetensors::save(&tensors, &tmp)?;
     fs::rename(&tmp, &weights)?;
-    write_atomic(&dir.join(CONFIG_FILE), serde_json::to_string_pretty(config)?.as_bytes())?;
+    write_atomic(
+        &dir.join(CONFIG_FILE),
+        serde_json::to_string_pretty(config)?.as_bytes(),
+    )?;
     write_atomic(&dir.join(VOCAB_FILE), vocab.to_json().as_bytes())?;
     Ok(weights)
 }

@@ -33,7 +33,11 @@ impl Augment {
         }
         if rng.random_bool(0.35) {
             // Darkest neighbour thickens dark strokes; lightest thins them.
-            img = if rng.random_bool(0.6) { min_filter(&img) } else { max_filter(&img) };
+            img = if rng.random_bool(0.6) {
+                min_filter(&img)
+            } else {
+                max_filter(&img)
+            };
         }
         if rng.random_bool(0.3) {
             let f = rng.random_range(0.45..0.85);
@@ -132,8 +136,14 @@ fn noise<R: Rng>(img: &mut GrayImage, std: f64, rng: &mut R) {
 
 fn jpeg(img: &GrayImage, quality: u8) -> Option<GrayImage> {
     let mut buf = Vec::new();
-    JpegEncoder::new_with_quality(&mut buf, quality).encode_image(img).ok()?;
-    Some(image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg).ok()?.to_luma8())
+    JpegEncoder::new_with_quality(&mut buf, quality)
+        .encode_image(img)
+        .ok()?;
+    Some(
+        image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg)
+            .ok()?
+            .to_luma8(),
+    )
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use image::GrayImage;
 
 use super::decode::{DecodeOptions, Reading};
 use super::preprocess::LineInput;
-use super::recognizer::{RecognizeError, Recognizer};
+use super::reader::{RecognizeError, Recognizer};
 
 /// What the batcher runs: the recognizer, or a double in tests.
 pub trait LineReader: Send + Sync + 'static {
@@ -134,7 +134,15 @@ impl Batcher {
                 .spawn(move || dispatch(queue_rx, ready_rx, batch_tx, dispatcher_queued, config))
                 .expect("spawning the batcher thread"),
         );
-        BatcherHandle { shared: Arc::new(Shared { queue: queue_tx, queued, capacity, reader, threads }) }
+        BatcherHandle {
+            shared: Arc::new(Shared {
+                queue: queue_tx,
+                queued,
+                capacity,
+                reader,
+                threads,
+            }),
+        }
     }
 }
 
@@ -145,26 +153,39 @@ impl BatcherHandle {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let inputs: Vec<LineInput> = crops.iter().map(|c| self.shared.reader.prepare(c)).collect();
+        let inputs: Vec<LineInput> = crops
+            .iter()
+            .map(|c| self.shared.reader.prepare(c))
+            .collect();
         self.reserve(n)?;
         let mut replies = Vec::with_capacity(n);
         for input in inputs {
             let (tx, rx) = bounded(1);
-            let job = Job { input, enqueued: Instant::now(), reply: tx };
+            let job = Job {
+                input,
+                enqueued: Instant::now(),
+                reply: tx,
+            };
             if self.shared.queue.send(job).is_err() {
                 return Err(RecognizeError::ShutDown);
             }
             replies.push(rx);
         }
-        metrics::gauge!("recognizer_queue_depth").set(self.shared.queued.load(Ordering::Relaxed) as f64);
-        replies.into_iter().map(|rx| rx.recv().unwrap_or(Err(RecognizeError::ShutDown))).collect()
+        metrics::gauge!("recognizer_queue_depth")
+            .set(self.shared.queued.load(Ordering::Relaxed) as f64);
+        replies
+            .into_iter()
+            .map(|rx| rx.recv().unwrap_or(Err(RecognizeError::ShutDown)))
+            .collect()
     }
 
     fn reserve(&self, n: usize) -> Result<(), RecognizeError> {
         let capacity = self.shared.capacity;
         self.shared
             .queued
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| (q + n <= capacity).then_some(q + n))
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| {
+                (q + n <= capacity).then_some(q + n)
+            })
             .map(|_| ())
             .map_err(|_| {
                 metrics::counter!("recognizer_overloaded_total").increment(1);
@@ -190,16 +211,29 @@ fn worker(reader: Arc<dyn LineReader>, batches: Receiver<Vec<Job>>, ready: Sende
                 }
             }
             Ok(readings) => {
-                let e = RecognizeError::Model(format!("{} readings for {} crops", readings.len(), jobs.len()));
-                jobs.into_iter().for_each(|j| drop(j.reply.send(Err(e.clone()))));
+                let e = RecognizeError::Model(format!(
+                    "{} readings for {} crops",
+                    readings.len(),
+                    jobs.len()
+                ));
+                jobs.into_iter()
+                    .for_each(|j| drop(j.reply.send(Err(e.clone()))));
             }
-            Err(e) => jobs.into_iter().for_each(|j| drop(j.reply.send(Err(e.clone())))),
+            Err(e) => jobs
+                .into_iter()
+                .for_each(|j| drop(j.reply.send(Err(e.clone())))),
         }
     }
 }
 
 /// Waits for a free worker, then gathers a batch around the oldest queued crop.
-fn dispatch(queue: Receiver<Job>, ready: Receiver<()>, batches: Sender<Vec<Job>>, queued: Arc<AtomicUsize>, config: BatcherConfig) {
+fn dispatch(
+    queue: Receiver<Job>,
+    ready: Receiver<()>,
+    batches: Sender<Vec<Job>>,
+    queued: Arc<AtomicUsize>,
+    config: BatcherConfig,
+) {
     let max = config.max_batch_size.max(1);
     // Crops taken off the queue but not yet batched, oldest first.
     let mut pending: Vec<Job> = Vec::new();
@@ -250,7 +284,8 @@ fn dispatch(queue: Receiver<Job>, ready: Receiver<()>, batches: Sender<Vec<Job>>
         let batch = pick_batch(&mut pending, max, config.width_ratio);
         let now = Instant::now();
         for job in &batch {
-            metrics::histogram!("recognizer_queue_wait_seconds").record((now - job.enqueued).as_secs_f64());
+            metrics::histogram!("recognizer_queue_wait_seconds")
+                .record((now - job.enqueued).as_secs_f64());
         }
         metrics::histogram!("recognizer_batch_size").record(batch.len() as f64);
         if batches.send(batch).is_err() {
@@ -277,7 +312,9 @@ fn pick_batch(pending: &mut Vec<Job>, max: usize, width_ratio: f32) -> Vec<Job> 
         let db = (pending[b].input.width as f32 - anchor).abs();
         da.total_cmp(&db).then(a.cmp(&b))
     });
-    let mut chosen: Vec<usize> = std::iter::once(0).chain(order.into_iter().take(max - 1)).collect();
+    let mut chosen: Vec<usize> = std::iter::once(0)
+        .chain(order.into_iter().take(max - 1))
+        .collect();
     chosen.sort_unstable();
     let mut batch = Vec::with_capacity(chosen.len());
     for &i in chosen.iter().rev() {
@@ -305,17 +342,32 @@ mod tests {
 
     impl Echo {
         fn new() -> Echo {
-            Echo { seen: Mutex::new(Vec::new()), batch_sizes: Mutex::new(Vec::new()), gate: None, started: None, fail: false }
+            Echo {
+                seen: Mutex::new(Vec::new()),
+                batch_sizes: Mutex::new(Vec::new()),
+                gate: None,
+                started: None,
+                fail: false,
+            }
         }
     }
 
     fn reading(text: String) -> Reading {
-        Reading { text, char_probs: Vec::new(), confidence: 1.0, alternatives: Vec::new(), ctc_text: String::new() }
+        Reading {
+            text,
+            char_probs: Vec::new(),
+            confidence: 1.0,
+            alternatives: Vec::new(),
+            ctc_text: String::new(),
+        }
     }
 
     impl LineReader for Arc<Echo> {
         fn prepare(&self, crop: &GrayImage) -> LineInput {
-            LineInput { width: crop.width() as usize, pixels: Vec::new() }
+            LineInput {
+                width: crop.width() as usize,
+                pixels: Vec::new(),
+            }
         }
 
         fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
@@ -330,7 +382,10 @@ mod tests {
             }
             self.batch_sizes.lock().push(inputs.len());
             self.seen.lock().extend(inputs.iter().map(|i| i.width));
-            Ok(inputs.iter().map(|i| reading(i.width.to_string())).collect())
+            Ok(inputs
+                .iter()
+                .map(|i| reading(i.width.to_string()))
+                .collect())
         }
     }
 
@@ -359,17 +414,25 @@ mod tests {
                             let mut mine = Vec::new();
                             for r in 0..40u32 {
                                 let n = rng.random_range(0..12u32);
-                                let ids: Vec<u32> = (0..n).map(|k| 1 + t * 100_000 + r * 100 + k).collect();
+                                let ids: Vec<u32> =
+                                    (0..n).map(|k| 1 + t * 100_000 + r * 100 + k).collect();
                                 let readings = handle.recognize(crops(&ids)).unwrap();
-                                let texts: Vec<String> = readings.into_iter().map(|r| r.text).collect();
-                                assert_eq!(texts, ids.iter().map(|i| i.to_string()).collect::<Vec<_>>());
+                                let texts: Vec<String> =
+                                    readings.into_iter().map(|r| r.text).collect();
+                                assert_eq!(
+                                    texts,
+                                    ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()
+                                );
                                 mine.extend(ids);
                             }
                             mine
                         })
                     })
                     .collect();
-                workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+                workers
+                    .into_iter()
+                    .flat_map(|w| w.join().unwrap())
+                    .collect()
             });
             drop(handle);
             let mut seen = echo.seen.lock().clone();
@@ -377,7 +440,12 @@ mod tests {
             let mut expected: Vec<usize> = submitted.iter().map(|&i| i as usize).collect();
             expected.sort_unstable();
             assert_eq!(seen, expected, "each crop read exactly once");
-            assert!(echo.batch_sizes.lock().iter().all(|&n| (1..=7).contains(&n)));
+            assert!(
+                echo.batch_sizes
+                    .lock()
+                    .iter()
+                    .all(|&n| (1..=7).contains(&n))
+            );
         }
     }
 
@@ -385,8 +453,18 @@ mod tests {
     fn a_full_queue_refuses_at_once_and_recovers() {
         let (gate_tx, gate_rx) = bounded::<()>(0);
         let (started_tx, started_rx) = bounded::<()>(100);
-        let echo = Arc::new(Echo { gate: Some(gate_rx), started: Some(started_tx), ..Echo::new() });
-        let config = BatcherConfig { max_batch_size: 2, max_wait: Duration::ZERO, queue_capacity: 4, threads: 1, width_ratio: 2.0 };
+        let echo = Arc::new(Echo {
+            gate: Some(gate_rx),
+            started: Some(started_tx),
+            ..Echo::new()
+        });
+        let config = BatcherConfig {
+            max_batch_size: 2,
+            max_wait: Duration::ZERO,
+            queue_capacity: 4,
+            threads: 1,
+            width_ratio: 2.0,
+        };
         let handle = Batcher::start(echo.clone(), config);
         std::thread::scope(|s| {
             let h = handle.clone();
@@ -397,8 +475,14 @@ mod tests {
             while handle.shared.queued.load(Ordering::Acquire) < 4 {
                 std::thread::yield_now();
             }
-            assert_eq!(handle.recognize(crops(&[7])).unwrap_err(), RecognizeError::Overloaded);
-            assert_eq!(handle.recognize(crops(&[8; 5])).unwrap_err(), RecognizeError::Overloaded);
+            assert_eq!(
+                handle.recognize(crops(&[7])).unwrap_err(),
+                RecognizeError::Overloaded
+            );
+            assert_eq!(
+                handle.recognize(crops(&[8; 5])).unwrap_err(),
+                RecognizeError::Overloaded
+            );
             // Release the worker: everything accepted is answered.
             std::thread::spawn(move || while gate_tx.send(()).is_ok() {});
             assert_eq!(first.join().unwrap().unwrap().len(), 2);
@@ -412,15 +496,28 @@ mod tests {
 
     #[test]
     fn model_failures_reach_every_caller() {
-        let echo = Arc::new(Echo { fail: true, ..Echo::new() });
+        let echo = Arc::new(Echo {
+            fail: true,
+            ..Echo::new()
+        });
         let handle = Batcher::start(echo, BatcherConfig::default());
-        assert!(matches!(handle.recognize(crops(&[1, 2, 3])), Err(RecognizeError::Model(_))));
+        assert!(matches!(
+            handle.recognize(crops(&[1, 2, 3])),
+            Err(RecognizeError::Model(_))
+        ));
         assert!(handle.recognize(Vec::new()).unwrap().is_empty());
     }
 
     #[test]
     fn batches_group_similar_widths() {
-        let job = |w: usize| Job { input: LineInput { width: w, pixels: Vec::new() }, enqueued: Instant::now(), reply: bounded(1).0 };
+        let job = |w: usize| Job {
+            input: LineInput {
+                width: w,
+                pixels: Vec::new(),
+            },
+            enqueued: Instant::now(),
+            reply: bounded(1).0,
+        };
         let mut pending: Vec<Job> = [100, 400, 110, 90, 800, 105].into_iter().map(job).collect();
         let batch = pick_batch(&mut pending, 3, 2.0);
         let widths: Vec<usize> = batch.iter().map(|j| j.input.width).collect();

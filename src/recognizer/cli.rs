@@ -9,7 +9,7 @@ use image::GrayImage;
 use super::config::ModelConfig;
 use super::decode::DecodeOptions;
 use super::eval::evaluate;
-use super::recognizer::{ModelSource, Recognizer};
+use super::reader::{ModelSource, Recognizer};
 use super::train::{LineSource, TrainOptions, train};
 use super::vocab::Vocab;
 use crate::synth::LineGenerator;
@@ -129,18 +129,32 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
 fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
     let recognizer = Recognizer::load(&args.model)?;
     let started = std::time::Instant::now();
-    let (report, pairs) = evaluate(&recognizer, &args.dir, DecodeOptions::beam(args.beam), args.batch_size)?;
+    let (report, pairs) = evaluate(
+        &recognizer,
+        &args.dir,
+        DecodeOptions::beam(args.beam),
+        args.batch_size,
+    )?;
     let seconds = started.elapsed().as_secs_f64();
     if args.errors {
         for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.text) {
-            eprintln!("{:?} {}\n    truth: {}\n    read:  {}", label.category, label.file, label.text, reading.text);
+            eprintln!(
+                "{:?} {}\n    truth: {}\n    read:  {}",
+                label.category, label.file, label.text, reading.text
+            );
         }
     }
     if args.json {
         println!("{}", report.to_json());
     } else {
         print!("{}", report.table());
-        println!("{} crops in {seconds:.1} s ({:.0} crops/s, batch {}, beam {})", pairs.len(), pairs.len() as f64 / seconds, args.batch_size, args.beam);
+        println!(
+            "{} crops in {seconds:.1} s ({:.0} crops/s, batch {}, beam {})",
+            pairs.len(),
+            pairs.len() as f64 / seconds,
+            args.batch_size,
+            args.beam
+        );
     }
     Ok(())
 }
@@ -171,7 +185,11 @@ mod tests {
             if s.text.chars().count() + 1 > cfg.max_len {
                 too_long += 1;
             }
-            widths.push((prepare(&s.image, &cfg).width, s.text.chars().count(), s.image.height()));
+            widths.push((
+                prepare(&s.image, &cfg).width,
+                s.text.chars().count(),
+                s.image.height(),
+            ));
         }
         println!("{n} samples in {:?}", started.elapsed());
         widths.sort();
@@ -179,8 +197,13 @@ mod tests {
             println!("width p{q}: {:?}", widths[(q * n as f64) as usize]);
         }
         let squeezed = widths.iter().filter(|w| w.0 == cfg.max_width).count();
-        let ratio = widths.iter().map(|w| w.0 as f64 / cfg.patch_width as f64 / w.1.max(1) as f64).fold(f64::MAX, f64::min);
-        println!("squeezed: {squeezed}, min tokens per char: {ratio:.2}, too long: {too_long}, oov: {oov:?}");
+        let ratio = widths
+            .iter()
+            .map(|w| w.0 as f64 / cfg.patch_width as f64 / w.1.max(1) as f64)
+            .fold(f64::MAX, f64::min);
+        println!(
+            "squeezed: {squeezed}, min tokens per char: {ratio:.2}, too long: {too_long}, oov: {oov:?}"
+        );
         assert!(oov.is_empty());
     }
 }

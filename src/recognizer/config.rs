@@ -62,10 +62,13 @@ impl ModelConfig {
         if positive.contains(&0) {
             return Err("every dimension must be positive".into());
         }
-        if self.d_model % self.heads != 0 {
-            return Err(format!("d_model {} is not divisible by heads {}", self.d_model, self.heads));
+        if !self.d_model.is_multiple_of(self.heads) {
+            return Err(format!(
+                "d_model {} is not divisible by heads {}",
+                self.d_model, self.heads
+            ));
         }
-        if self.max_width % self.patch_width != 0 {
+        if !self.max_width.is_multiple_of(self.patch_width) {
             return Err("max_width must be a multiple of patch_width".into());
         }
         Ok(())

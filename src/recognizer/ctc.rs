@@ -23,9 +23,20 @@ fn log_add(a: f64, b: f64) -> f64 {
 /// (`frames` x `vocab`, row-major, already log-softmaxed), and its gradient with
 /// respect to the pre-softmax logits. `None` when no alignment exists (the target
 /// needs more frames than the crop has).
-pub fn loss_and_grad(logp: &[f32], frames: usize, vocab: usize, target: &[u32]) -> Option<(f64, Vec<f32>)> {
+pub fn loss_and_grad(
+    logp: &[f32],
+    frames: usize,
+    vocab: usize,
+    target: &[u32],
+) -> Option<(f64, Vec<f32>)> {
     let s_len = 2 * target.len() + 1;
-    let label = |s: usize| if s % 2 == 0 { BLANK } else { target[s / 2] };
+    let label = |s: usize| {
+        if s.is_multiple_of(2) {
+            BLANK
+        } else {
+            target[s / 2]
+        }
+    };
     let lp = |t: usize, k: u32| logp[t * vocab + k as usize] as f64;
     // Transitions that may skip the blank between two different labels.
     let can_skip = |s: usize| s >= 2 && s % 2 == 1 && label(s) != label(s - 2);
@@ -52,7 +63,11 @@ pub fn loss_and_grad(logp: &[f32], frames: usize, vocab: usize, target: &[u32]) 
         }
     }
     let last = &alpha[(frames - 1) * s_len..];
-    let log_p = if s_len > 1 { log_add(last[s_len - 1], last[s_len - 2]) } else { last[0] };
+    let log_p = if s_len > 1 {
+        log_add(last[s_len - 1], last[s_len - 2])
+    } else {
+        last[0]
+    };
     if !log_p.is_finite() {
         return None;
     }
@@ -99,18 +114,21 @@ pub fn greedy(logp: &[f32], frames: usize, vocab: usize) -> (Vec<u32>, Vec<f32>)
     let mut prev = BLANK;
     for t in 0..frames {
         let row = &logp[t * vocab..(t + 1) * vocab];
-        let (best, lp) = row
-            .iter()
-            .enumerate()
-            .fold((0usize, f32::NEG_INFINITY), |acc, (i, &l)| if l > acc.1 { (i, l) } else { acc });
+        let (best, lp) =
+            row.iter()
+                .enumerate()
+                .fold((0usize, f32::NEG_INFINITY), |acc, (i, &l)| {
+                    if l > acc.1 { (i, l) } else { acc }
+                });
         let best = best as u32;
         if best != BLANK && best != prev {
             ids.push(best);
             probs.push(lp.exp());
-        } else if best != BLANK && best == prev {
-            if let Some(p) = probs.last_mut() {
-                *p = p.max(lp.exp());
-            }
+        } else if best != BLANK
+            && best == prev
+            && let Some(p) = probs.last_mut()
+        {
+            *p = p.max(lp.exp());
         }
         prev = best;
     }
@@ -141,7 +159,12 @@ mod tests {
                 prev = k;
             }
             if collapsed == target {
-                total += path.iter().enumerate().map(|(t, &k)| logp[t * vocab + k as usize] as f64).sum::<f64>().exp();
+                total += path
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &k)| logp[t * vocab + k as usize] as f64)
+                    .sum::<f64>()
+                    .exp();
             }
             let mut i = 0;
             loop {
@@ -173,17 +196,29 @@ mod tests {
     #[test]
     fn loss_matches_brute_force_and_gradient_matches_finite_differences() {
         let (frames, vocab) = (5, 4);
-        for (seed, target) in [(1, vec![1u32, 2]), (2, vec![3, 3]), (3, vec![2]), (4, vec![])] {
+        for (seed, target) in [
+            (1, vec![1u32, 2]),
+            (2, vec![3, 3]),
+            (3, vec![2]),
+            (4, vec![]),
+        ] {
             let (logits, logp) = random_logp(frames, vocab, seed);
             let (loss, grad) = loss_and_grad(&logp, frames, vocab, &target).unwrap();
-            assert!((loss - brute_force(&logp, frames, vocab, &target)).abs() < 1e-4, "{target:?}");
+            assert!(
+                (loss - brute_force(&logp, frames, vocab, &target)).abs() < 1e-4,
+                "{target:?}"
+            );
             for i in [0, 3, 7, 12, 19] {
                 let mut bumped = logits.clone();
                 bumped[i] += 1e-2;
                 let lp2: Vec<f32> = bumped.chunks(vocab).flat_map(log_softmax).collect();
                 let (loss2, _) = loss_and_grad(&lp2, frames, vocab, &target).unwrap();
                 let numeric = (loss2 - loss) / 1e-2;
-                assert!((numeric - grad[i] as f64).abs() < 2e-2, "{i}: {numeric} vs {}", grad[i]);
+                assert!(
+                    (numeric - grad[i] as f64).abs() < 2e-2,
+                    "{i}: {numeric} vs {}",
+                    grad[i]
+                );
             }
         }
     }

@@ -21,7 +21,10 @@ pub struct DecodeOptions {
 
 impl Default for DecodeOptions {
     fn default() -> Self {
-        DecodeOptions { beam_width: 1, alternatives: 0 }
+        DecodeOptions {
+            beam_width: 1,
+            alternatives: 0,
+        }
     }
 }
 
@@ -31,7 +34,10 @@ impl DecodeOptions {
     }
 
     pub fn beam(width: usize) -> DecodeOptions {
-        DecodeOptions { beam_width: width.max(1), alternatives: width.max(1) - 1 }
+        DecodeOptions {
+            beam_width: width.max(1),
+            alternatives: width.max(1) - 1,
+        }
     }
 }
 
@@ -82,7 +88,11 @@ struct Partial {
 
 impl Partial {
     fn finish(self, vocab: &Vocab) -> Hypothesis {
-        Hypothesis { text: vocab.decode(&self.tokens), char_probs: self.probs, log_prob: self.log_prob }
+        Hypothesis {
+            text: vocab.decode(&self.tokens),
+            char_probs: self.probs,
+            log_prob: self.log_prob,
+        }
     }
 }
 
@@ -96,7 +106,10 @@ pub fn decode(
     let memory = model.encode(batch)?;
     let ctc_texts = ctc_readings(model, vocab, batch, &memory)?;
     let hyps = if options.beam_width <= 1 {
-        greedy(model, batch, &memory)?.into_iter().map(|p| vec![p]).collect()
+        greedy(model, batch, &memory)?
+            .into_iter()
+            .map(|p| vec![p])
+            .collect()
     } else {
         beam(model, batch, &memory, options.beam_width)?
     };
@@ -109,14 +122,23 @@ pub fn decode(
                 .take(options.alternatives)
                 .map(|p| p.finish(vocab))
                 .collect();
-            let best = ranked.pop().expect("every crop has a hypothesis").finish(vocab);
+            let best = ranked
+                .pop()
+                .expect("every crop has a hypothesis")
+                .finish(vocab);
             Reading::new(best, alternatives, ctc_text)
         })
         .collect())
 }
 
-fn ctc_readings(model: &LineModel, vocab: &Vocab, batch: &ImageBatch, memory: &Tensor) -> candle_core::Result<Vec<String>> {
-    let logp = candle_nn::ops::log_softmax(&model.ctc_logits(memory)?, D::Minus1)?.to_vec3::<f32>()?;
+fn ctc_readings(
+    model: &LineModel,
+    vocab: &Vocab,
+    batch: &ImageBatch,
+    memory: &Tensor,
+) -> candle_core::Result<Vec<String>> {
+    let logp =
+        candle_nn::ops::log_softmax(&model.ctc_logits(memory)?, D::Minus1)?.to_vec3::<f32>()?;
     let v = model.config.vocab_size;
     Ok(logp
         .iter()
@@ -129,22 +151,43 @@ fn ctc_readings(model: &LineModel, vocab: &Vocab, batch: &ImageBatch, memory: &T
 }
 
 /// Batched greedy decoding; finished crops leave the batch so the rest run faster.
-fn greedy(model: &LineModel, batch: &ImageBatch, memory: &Tensor) -> candle_core::Result<Vec<Partial>> {
+fn greedy(
+    model: &LineModel,
+    batch: &ImageBatch,
+    memory: &Tensor,
+) -> candle_core::Result<Vec<Partial>> {
     let b = batch.token_lengths.len();
     let device = memory.device();
-    let mut cache = model.decoder.start(memory, &batch.key_mask, model.kernels)?;
-    let mut partials = vec![Partial { tokens: Vec::new(), probs: Vec::new(), log_prob: 0.0 }; b];
+    let mut cache = model
+        .decoder
+        .start(memory, &batch.key_mask, model.kernels)?;
+    let mut partials = vec![
+        Partial {
+            tokens: Vec::new(),
+            probs: Vec::new(),
+            log_prob: 0.0
+        };
+        b
+    ];
     // Row r of the running batch decodes crop active[r].
     let mut active: Vec<usize> = (0..b).collect();
     let mut last = vec![BOS; b];
     for position in 0..model.decoder.max_len() {
-        let logits = model.decoder.step(&Tensor::new(last.as_slice(), device)?, &mut cache, model.kernels)?;
+        let logits = model.decoder.step(
+            &Tensor::new(last.as_slice(), device)?,
+            &mut cache,
+            model.kernels,
+        )?;
         let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec2::<f32>()?;
         let forced_end = position + 1 == model.decoder.max_len();
         let mut keep = Vec::with_capacity(active.len());
         let mut next = Vec::with_capacity(active.len());
         for (row, &item) in active.iter().enumerate() {
-            let (token, lp) = if forced_end { (EOS, logp[row][EOS as usize]) } else { argmax(&logp[row]) };
+            let (token, lp) = if forced_end {
+                (EOS, logp[row][EOS as usize])
+            } else {
+                argmax(&logp[row])
+            };
             let p = &mut partials[item];
             p.log_prob += lp;
             if token == EOS {
@@ -170,7 +213,9 @@ fn greedy(model: &LineModel, batch: &ImageBatch, memory: &Tensor) -> candle_core
 fn argmax(row: &[f32]) -> (u32, f32) {
     row.iter()
         .enumerate()
-        .fold((0u32, f32::NEG_INFINITY), |acc, (i, &l)| if l > acc.1 { (i as u32, l) } else { acc })
+        .fold((0u32, f32::NEG_INFINITY), |acc, (i, &l)| {
+            if l > acc.1 { (i as u32, l) } else { acc }
+        })
 }
 
 /// Indices of the `k` largest values of `row`, largest first.
@@ -189,17 +234,38 @@ fn top_k(row: &[f32], k: usize) -> Vec<(u32, f32)> {
 /// Batched beam search: every crop keeps `width` hypotheses; all live hypotheses
 /// of all crops run as one decoder batch. Returns per crop its finished
 /// hypotheses, most likely first.
-fn beam(model: &LineModel, batch: &ImageBatch, memory: &Tensor, width: usize) -> candle_core::Result<Vec<Vec<Partial>>> {
+fn beam(
+    model: &LineModel,
+    batch: &ImageBatch,
+    memory: &Tensor,
+    width: usize,
+) -> candle_core::Result<Vec<Vec<Partial>>> {
     let b = batch.token_lengths.len();
     let device = memory.device();
-    let mut cache = model.decoder.start(memory, &batch.key_mask, model.kernels)?;
+    let mut cache = model
+        .decoder
+        .start(memory, &batch.key_mask, model.kernels)?;
     let mut finished: Vec<Vec<Partial>> = vec![Vec::new(); b];
     // Live hypotheses: (crop, partial), grouped by crop; row r of the cache is live[r].
-    let mut live: Vec<(usize, Partial)> =
-        (0..b).map(|i| (i, Partial { tokens: Vec::new(), probs: Vec::new(), log_prob: 0.0 })).collect();
+    let mut live: Vec<(usize, Partial)> = (0..b)
+        .map(|i| {
+            (
+                i,
+                Partial {
+                    tokens: Vec::new(),
+                    probs: Vec::new(),
+                    log_prob: 0.0,
+                },
+            )
+        })
+        .collect();
     let mut last = vec![BOS; b];
     for position in 0..model.decoder.max_len() {
-        let logits = model.decoder.step(&Tensor::new(last.as_slice(), device)?, &mut cache, model.kernels)?;
+        let logits = model.decoder.step(
+            &Tensor::new(last.as_slice(), device)?,
+            &mut cache,
+            model.kernels,
+        )?;
         let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec2::<f32>()?;
         let forced_end = position + 1 == model.decoder.max_len();
         let mut next_live: Vec<(usize, Partial)> = Vec::new();
@@ -211,15 +277,19 @@ fn beam(model: &LineModel, batch: &ImageBatch, memory: &Tensor, width: usize) ->
             // Candidate extensions of this crop's hypotheses: (score, row, token, lp).
             let mut candidates: Vec<(f32, usize, u32, f32)> = Vec::new();
             for (row, (_, p)) in live.iter().enumerate().take(end).skip(start) {
-                let options = if forced_end { vec![(EOS, logp[row][EOS as usize])] } else { top_k(&logp[row], width) };
-                candidates.extend(options.into_iter().map(|(t, lp)| (p.log_prob + lp, row, t, lp)));
+                let options = if forced_end {
+                    vec![(EOS, logp[row][EOS as usize])]
+                } else {
+                    top_k(&logp[row], width)
+                };
+                candidates.extend(
+                    options
+                        .into_iter()
+                        .map(|(t, lp)| (p.log_prob + lp, row, t, lp)),
+                );
             }
             candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let mut kept = 0;
-            for (score, row, token, lp) in candidates {
-                if kept == width {
-                    break;
-                }
+            for (score, row, token, lp) in candidates.into_iter().take(width) {
                 let mut p = live[row].1.clone();
                 p.log_prob = score;
                 if token == EOS {
@@ -230,7 +300,6 @@ fn beam(model: &LineModel, batch: &ImageBatch, memory: &Tensor, width: usize) ->
                     next_live.push((item, p));
                     rows.push(row as u32);
                 }
-                kept += 1;
             }
             // Scores only fall, so once `width` finished hypotheses beat every live
             // one this crop is done.
@@ -239,7 +308,10 @@ fn beam(model: &LineModel, batch: &ImageBatch, memory: &Tensor, width: usize) ->
                 let bar = finished[item][width - 1].log_prob;
                 let n = next_live.len();
                 let first_of_item = next_live.iter().position(|(i, _)| *i == item).unwrap_or(n);
-                if next_live[first_of_item..].iter().all(|(_, p)| p.log_prob <= bar) {
+                if next_live[first_of_item..]
+                    .iter()
+                    .all(|(_, p)| p.log_prob <= bar)
+                {
                     next_live.truncate(first_of_item);
                     rows.truncate(first_of_item);
                 }
@@ -250,7 +322,10 @@ fn beam(model: &LineModel, batch: &ImageBatch, memory: &Tensor, width: usize) ->
             break;
         }
         cache.select_rows(&Tensor::new(rows.as_slice(), device)?)?;
-        last = next_live.iter().map(|(_, p)| *p.tokens.last().expect("live hypotheses have a token")).collect();
+        last = next_live
+            .iter()
+            .map(|(_, p)| *p.tokens.last().expect("live hypotheses have a token"))
+            .collect();
         live = next_live;
     }
     for f in &mut finished {
@@ -280,21 +355,47 @@ mod tests {
     }
 
     fn inputs(model: &LineModel) -> Vec<LineInput> {
-        ["٣٠١١", "AB12", "مصر الجديدة", "P<EGY"].iter().map(|t| prepare(&bar_crop(t), &model.config)).collect()
+        ["٣٠١١", "AB12", "مصر الجديدة", "P<EGY"]
+            .iter()
+            .map(|t| prepare(&bar_crop(t), &model.config))
+            .collect()
     }
 
     fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-        (a - b).unwrap().abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar::<f32>().unwrap()
+        (a - b)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .max(0)
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
     }
 
     #[test]
     fn fused_and_differentiable_kernels_agree() {
         let (slow, fused, _) = models();
         let inputs = inputs(&slow);
-        let batch = ImageBatch::new(&inputs.iter().collect::<Vec<_>>(), &slow.config, &Device::Cpu).unwrap();
+        let batch = ImageBatch::new(
+            &inputs.iter().collect::<Vec<_>>(),
+            &slow.config,
+            &Device::Cpu,
+        )
+        .unwrap();
         let (m_slow, m_fused) = (slow.encode(&batch).unwrap(), fused.encode(&batch).unwrap());
         assert!(max_diff(&m_slow, &m_fused) < 1e-4);
-        let tokens = Tensor::new(&[[BOS, 5, 6, 7], [BOS, 9, 9, 9], [BOS, 40, 41, 42], [BOS, 3, 4, 5]], &Device::Cpu).unwrap();
+        let tokens = Tensor::new(
+            &[
+                [BOS, 5, 6, 7],
+                [BOS, 9, 9, 9],
+                [BOS, 40, 41, 42],
+                [BOS, 3, 4, 5],
+            ],
+            &Device::Cpu,
+        )
+        .unwrap();
         let l_slow = slow.decoder_logits(&tokens, &m_slow, &batch).unwrap();
         let l_fused = fused.decoder_logits(&tokens, &m_fused, &batch).unwrap();
         assert!(max_diff(&l_slow, &l_fused) < 1e-3);
@@ -304,7 +405,12 @@ mod tests {
     fn cached_greedy_decoding_matches_the_full_forward_pass() {
         let (_, model, _) = models();
         let inputs = inputs(&model);
-        let batch = ImageBatch::new(&inputs.iter().collect::<Vec<_>>(), &model.config, &Device::Cpu).unwrap();
+        let batch = ImageBatch::new(
+            &inputs.iter().collect::<Vec<_>>(),
+            &model.config,
+            &Device::Cpu,
+        )
+        .unwrap();
         let memory = model.encode(&batch).unwrap();
         let partials = greedy(&model, &batch, &memory).unwrap();
         for (i, p) in partials.iter().enumerate() {
@@ -315,17 +421,40 @@ mod tests {
             input.extend(&p.tokens);
             input.truncate(model.config.max_len);
             let n = input.len();
-            let logits = model.decoder_logits(&Tensor::new(input.as_slice(), &Device::Cpu).unwrap().unsqueeze(0).unwrap(), &mem, &one).unwrap();
-            let logp = candle_nn::ops::log_softmax(&logits, D::Minus1).unwrap().squeeze(0).unwrap().to_vec2::<f32>().unwrap();
+            let logits = model
+                .decoder_logits(
+                    &Tensor::new(input.as_slice(), &Device::Cpu)
+                        .unwrap()
+                        .unsqueeze(0)
+                        .unwrap(),
+                    &mem,
+                    &one,
+                )
+                .unwrap();
+            let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)
+                .unwrap()
+                .squeeze(0)
+                .unwrap()
+                .to_vec2::<f32>()
+                .unwrap();
             for (t, &token) in p.tokens.iter().enumerate() {
                 assert_eq!(argmax(&logp[t]).0, token, "crop {i} position {t}");
                 assert!((logp[t][token as usize].exp() - p.probs[t]).abs() < 1e-3);
             }
-            let mut total: f32 = p.tokens.iter().enumerate().map(|(t, &k)| logp[t][k as usize]).sum();
+            let mut total: f32 = p
+                .tokens
+                .iter()
+                .enumerate()
+                .map(|(t, &k)| logp[t][k as usize])
+                .sum();
             if p.tokens.len() < n {
                 total += logp[p.tokens.len()][EOS as usize];
             }
-            assert!((total - p.log_prob).abs() < 1e-2, "{total} vs {}", p.log_prob);
+            assert!(
+                (total - p.log_prob).abs() < 1e-2,
+                "{total} vs {}",
+                p.log_prob
+            );
         }
     }
 
@@ -333,9 +462,26 @@ mod tests {
     fn readings_do_not_depend_on_batch_companions() {
         let (_, model, vocab) = models();
         let inputs = inputs(&model);
-        let all = decode(&model, &vocab, &ImageBatch::new(&inputs.iter().collect::<Vec<_>>(), &model.config, &Device::Cpu).unwrap(), DecodeOptions::beam(3)).unwrap();
+        let all = decode(
+            &model,
+            &vocab,
+            &ImageBatch::new(
+                &inputs.iter().collect::<Vec<_>>(),
+                &model.config,
+                &Device::Cpu,
+            )
+            .unwrap(),
+            DecodeOptions::beam(3),
+        )
+        .unwrap();
         for (i, input) in inputs.iter().enumerate() {
-            let alone = decode(&model, &vocab, &ImageBatch::new(&[input], &model.config, &Device::Cpu).unwrap(), DecodeOptions::beam(3)).unwrap();
+            let alone = decode(
+                &model,
+                &vocab,
+                &ImageBatch::new(&[input], &model.config, &Device::Cpu).unwrap(),
+                DecodeOptions::beam(3),
+            )
+            .unwrap();
             assert_eq!(alone[0].text, all[i].text);
             assert_eq!(alone[0].ctc_text, all[i].ctc_text);
             assert!((alone[0].confidence - all[i].confidence).abs() < 1e-3);
@@ -346,11 +492,21 @@ mod tests {
     fn beam_search_finds_at_least_the_greedy_score_and_ranks_alternatives() {
         let (_, model, vocab) = models();
         let inputs = inputs(&model);
-        let batch = ImageBatch::new(&inputs.iter().collect::<Vec<_>>(), &model.config, &Device::Cpu).unwrap();
+        let batch = ImageBatch::new(
+            &inputs.iter().collect::<Vec<_>>(),
+            &model.config,
+            &Device::Cpu,
+        )
+        .unwrap();
         let greedy = decode(&model, &vocab, &batch, DecodeOptions::greedy()).unwrap();
         let beam = decode(&model, &vocab, &batch, DecodeOptions::beam(4)).unwrap();
         for (g, b) in greedy.iter().zip(&beam) {
-            assert!(b.confidence >= g.confidence * 0.999, "{} < {}", b.confidence, g.confidence);
+            assert!(
+                b.confidence >= g.confidence * 0.999,
+                "{} < {}",
+                b.confidence,
+                g.confidence
+            );
             assert_eq!(b.char_probs.len(), b.text.chars().count());
             assert!(b.alternatives.len() <= 3);
             let mut last = b.confidence.ln();

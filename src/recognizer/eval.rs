@@ -8,7 +8,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::decode::{DecodeOptions, Reading};
-use super::recognizer::Recognizer;
+use super::reader::Recognizer;
 use crate::synth::LineCategory;
 
 /// One line of `labels.jsonl`.
@@ -21,11 +21,14 @@ pub struct LineLabel {
 
 pub fn read_labels(dir: &Path) -> anyhow::Result<Vec<LineLabel>> {
     let path = dir.join("labels.jsonl");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
-        .map(|(i, l)| serde_json::from_str(l).with_context(|| format!("{}:{}", path.display(), i + 1)))
+        .map(|(i, l)| {
+            serde_json::from_str(l).with_context(|| format!("{}:{}", path.display(), i + 1))
+        })
         .collect()
 }
 
@@ -89,28 +92,56 @@ pub struct Report {
 
 impl Report {
     pub fn add(&mut self, category: LineCategory, truth: &str, read: &str) {
-        self.categories.entry(category).or_default().add(truth, read);
+        self.categories
+            .entry(category)
+            .or_default()
+            .add(truth, read);
         self.all.add(truth, read);
     }
 
     pub fn to_json(&self) -> serde_json::Value {
-        let score = |t: &Tally| CategoryScore { cer: t.cer(), exact: t.exact_rate(), count: t.lines };
+        let score = |t: &Tally| CategoryScore {
+            cer: t.cer(),
+            exact: t.exact_rate(),
+            count: t.lines,
+        };
         let mut map = serde_json::Map::new();
         for (c, t) in &self.categories {
-            let key = serde_json::to_value(c).expect("categories serialise").as_str().unwrap_or_default().to_string();
-            map.insert(key, serde_json::to_value(score(t)).expect("scores serialise"));
+            let key = serde_json::to_value(c)
+                .expect("categories serialise")
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            map.insert(
+                key,
+                serde_json::to_value(score(t)).expect("scores serialise"),
+            );
         }
-        map.insert("all".into(), serde_json::to_value(score(&self.all)).expect("scores serialise"));
+        map.insert(
+            "all".into(),
+            serde_json::to_value(score(&self.all)).expect("scores serialise"),
+        );
         serde_json::Value::Object(map)
     }
 
     pub fn table(&self) -> String {
-        let mut out = format!("{:<12} {:>7} {:>9} {:>9}\n", "category", "lines", "CER %", "exact %");
+        let mut out = format!(
+            "{:<12} {:>7} {:>9} {:>9}\n",
+            "category", "lines", "CER %", "exact %"
+        );
         let row = |name: &str, t: &Tally| {
-            format!("{name:<12} {:>7} {:>9.3} {:>9.2}\n", t.lines, 100.0 * t.cer(), 100.0 * t.exact_rate())
+            format!(
+                "{name:<12} {:>7} {:>9.3} {:>9.2}\n",
+                t.lines,
+                100.0 * t.cer(),
+                100.0 * t.exact_rate()
+            )
         };
         for (c, t) in &self.categories {
-            let name = serde_json::to_value(c).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+            let name = serde_json::to_value(c)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
             out += &row(&name, t);
         }
         out + &row("all", &self.all)
@@ -130,7 +161,9 @@ pub fn evaluate(
         .iter()
         .map(|l| {
             let path = dir.join(&l.file);
-            let img = image::open(&path).with_context(|| format!("reading {}", path.display()))?.to_luma8();
+            let img = image::open(&path)
+                .with_context(|| format!("reading {}", path.display()))?
+                .to_luma8();
             Ok(recognizer.prepare(&img))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -139,7 +172,10 @@ pub fn evaluate(
     let mut readings: Vec<Option<Reading>> = vec![None; labels.len()];
     for chunk in order.chunks(batch_size.max(1)) {
         let batch: Vec<_> = chunk.iter().map(|&i| &inputs[i]).collect();
-        for (&i, r) in chunk.iter().zip(recognizer.recognize_prepared(&batch, options)?) {
+        for (&i, r) in chunk
+            .iter()
+            .zip(recognizer.recognize_prepared(&batch, options)?)
+        {
             readings[i] = Some(r);
         }
     }

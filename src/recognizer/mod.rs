@@ -13,12 +13,12 @@ pub mod eval;
 pub mod model;
 pub mod optim;
 pub mod preprocess;
-pub mod recognizer;
+pub mod reader;
 pub mod train;
 pub mod vocab;
 
 pub use batcher::{Batcher, BatcherConfig, BatcherHandle, LineReader, RecognizerReader};
 pub use config::ModelConfig;
 pub use decode::{DecodeOptions, Hypothesis, Reading};
-pub use recognizer::{DEFAULT_MODEL_DIR, LoadError, ModelSource, RecognizeError, Recognizer};
+pub use reader::{DEFAULT_MODEL_DIR, LoadError, ModelSource, RecognizeError, Recognizer};
 pub use vocab::Vocab;

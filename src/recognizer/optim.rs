@@ -16,7 +16,12 @@ pub struct AdamWParams {
 
 impl Default for AdamWParams {
     fn default() -> Self {
-        AdamWParams { beta1: 0.9, beta2: 0.98, eps: 1e-8, weight_decay: 0.01 }
+        AdamWParams {
+            beta1: 0.9,
+            beta2: 0.98,
+            eps: 1e-8,
+            weight_decay: 0.01,
+        }
     }
 }
 
@@ -45,7 +50,11 @@ impl AdamW {
                 Ok(Slot { name, var, m, v })
             })
             .collect::<Result<_>>()?;
-        Ok(AdamW { slots, step: 0, params })
+        Ok(AdamW {
+            slots,
+            step: 0,
+            params,
+        })
     }
 
     /// Global L2 norm of the gradients.
@@ -67,7 +76,9 @@ impl AdamW {
         let bias1 = 1.0 - p.beta1.powi(self.step as i32);
         let bias2 = 1.0 - p.beta2.powi(self.step as i32);
         for slot in &mut self.slots {
-            let Some(g) = grads.get(slot.var.as_tensor()) else { continue };
+            let Some(g) = grads.get(slot.var.as_tensor()) else {
+                continue;
+            };
             let g = (g * grad_scale)?;
             slot.m = ((&slot.m * p.beta1)? + (&g * (1.0 - p.beta1))?)?;
             slot.v = ((&slot.v * p.beta2)? + (g.sqr()? * (1.0 - p.beta2))?)?;
@@ -91,9 +102,10 @@ impl AdamW {
 
     pub fn load_state(&mut self, state: &HashMap<String, Tensor>, step: usize) -> Result<()> {
         for slot in &mut self.slots {
-            let (Some(m), Some(v)) =
-                (state.get(&format!("adam.m.{}", slot.name)), state.get(&format!("adam.v.{}", slot.name)))
-            else {
+            let (Some(m), Some(v)) = (
+                state.get(&format!("adam.m.{}", slot.name)),
+                state.get(&format!("adam.v.{}", slot.name)),
+            ) else {
                 candle_core::bail!("checkpoint lacks optimizer state for {}", slot.name);
             };
             slot.m = m.clone();

@@ -32,12 +32,19 @@ pub fn prepare(crop: &GrayImage, cfg: &ModelConfig) -> LineInput {
     let (w, h) = crop.dimensions();
     let pw = cfg.patch_width;
     let height = cfg.height;
-    let scaled_w = if h == 0 { 0 } else { (w as f64 * height as f64 / h as f64).round() as usize };
+    let scaled_w = if h == 0 {
+        0
+    } else {
+        (w as f64 * height as f64 / h as f64).round() as usize
+    };
     // At least two tokens so even a one-character crop has context; a multiple of the
     // patch width so the patch unfold is exact.
     let width = scaled_w.clamp(2 * pw, cfg.max_width).div_ceil(pw) * pw;
     if w == 0 || h == 0 {
-        return LineInput { width, pixels: vec![0.0; width * height] };
+        return LineInput {
+            width,
+            pixels: vec![0.0; width * height],
+        };
     }
     let resized = imageops::resize(crop, width as u32, height as u32, FilterType::Triangle);
     let (dark, light) = levels(&resized);
@@ -93,7 +100,11 @@ impl ImageBatch {
     pub fn new(inputs: &[&LineInput], cfg: &ModelConfig, device: &Device) -> Result<ImageBatch> {
         let b = inputs.len();
         let height = cfg.height;
-        let width = inputs.iter().map(|i| i.width).max().unwrap_or(2 * cfg.patch_width);
+        let width = inputs
+            .iter()
+            .map(|i| i.width)
+            .max()
+            .unwrap_or(2 * cfg.patch_width);
         let tokens = width / cfg.patch_width;
         let mut pixels = vec![0f32; b * height * width];
         let mut mask = vec![0f32; b * tokens];
@@ -150,7 +161,12 @@ mod tests {
         let batch = ImageBatch::new(&[&a, &b], &cfg, &Device::Cpu).unwrap();
         assert_eq!(batch.pixels.dims(), &[2, 32, 128]);
         assert_eq!(batch.token_lengths, vec![16, 32]);
-        let mask = batch.key_mask.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let mask = batch
+            .key_mask
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
         assert_eq!(mask[15], 0.0);
         assert_eq!(mask[16], NEG_INF);
         assert!(mask[32..].iter().all(|&m| m == 0.0));

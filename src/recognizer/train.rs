@@ -45,7 +45,10 @@ impl Example {
         if tokens.contains(&UNK) || tokens.len() + 1 > cfg.max_len {
             return None;
         }
-        Some(Example { input: prepare(crop, cfg), tokens })
+        Some(Example {
+            input: prepare(crop, cfg),
+            tokens,
+        })
     }
 }
 
@@ -62,11 +65,19 @@ pub struct TrainBatch {
 }
 
 impl TrainBatch {
-    pub fn new(examples: &[Example], cfg: &ModelConfig, device: &Device) -> candle_core::Result<TrainBatch> {
+    pub fn new(
+        examples: &[Example],
+        cfg: &ModelConfig,
+        device: &Device,
+    ) -> candle_core::Result<TrainBatch> {
         let inputs: Vec<&LineInput> = examples.iter().map(|e| &e.input).collect();
         let images = ImageBatch::new(&inputs, cfg, device)?;
         let b = examples.len();
-        let l = examples.iter().map(|e| e.tokens.len() + 1).max().unwrap_or(1);
+        let l = examples
+            .iter()
+            .map(|e| e.tokens.len() + 1)
+            .max()
+            .unwrap_or(1);
         let mut input = vec![PAD; b * l];
         let mut target = vec![PAD; b * l];
         let mut mask = vec![0f32; b * l];
@@ -106,7 +117,10 @@ pub fn loss(model: &LineModel, batch: &TrainBatch, ctc_weight: f64) -> candle_co
     let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
     let picked = logp.gather(&batch.decoder_target, 2)?.squeeze(2)?;
     let count = batch.target_mask.sum_all()?;
-    let attention = (picked * &batch.target_mask)?.sum_all()?.neg()?.broadcast_div(&count)?;
+    let attention = (picked * &batch.target_mask)?
+        .sum_all()?
+        .neg()?
+        .broadcast_div(&count)?;
 
     let ctc_logits = model.ctc_logits(&memory)?;
     let (b, t, v) = ctc_logits.dims3()?;
@@ -127,7 +141,11 @@ pub fn loss(model: &LineModel, batch: &TrainBatch, ctc_weight: f64) -> candle_co
     let grad = Tensor::from_vec(grad, (b, t, v), ctc_logits.device())?;
     let surrogate = (ctc_logits * grad)?.sum_all()?;
     let total = (&attention + (surrogate * ctc_weight)?)?;
-    Ok(Loss { attention: attention.to_scalar::<f32>()?, ctc: ctc_total as f32, total })
+    Ok(Loss {
+        attention: attention.to_scalar::<f32>()?,
+        ctc: ctc_total as f32,
+        total,
+    })
 }
 
 /// Everything that controls a run.
@@ -173,7 +191,8 @@ fn learning_rate(opts: &TrainOptions, step: usize, elapsed: Duration) -> f64 {
     let by_time = elapsed.as_secs_f64() / opts.time_limit.as_secs_f64();
     let progress = by_steps.max(by_time).min(1.0);
     let floor = 0.05;
-    opts.learning_rate * (floor + (1.0 - floor) * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
+    opts.learning_rate
+        * (floor + (1.0 - floor) * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
 }
 
 /// Producer: generates, augments and prepares pools of examples, then sends them
@@ -189,15 +208,26 @@ fn spawn_producer(
 ) -> crossbeam_channel::Receiver<Vec<Example>> {
     let (tx, rx) = crossbeam_channel::bounded::<Vec<Example>>(2 * POOL_BATCHES);
     for worker in 0..threads as u64 {
-        let (source, vocab, cfg, opts, stop, tx) =
-            (source.clone(), vocab.clone(), cfg.clone(), opts.clone(), stop.clone(), tx.clone());
+        let (source, vocab, cfg, opts, stop, tx) = (
+            source.clone(),
+            vocab.clone(),
+            cfg.clone(),
+            opts.clone(),
+            stop.clone(),
+            tx.clone(),
+        );
         std::thread::spawn(move || {
-            let augment = Augment { probability: opts.augment_probability };
+            let augment = Augment {
+                probability: opts.augment_probability,
+            };
             let pool_size = (opts.batch_size * POOL_BATCHES) as u64;
             let mut pool_index = first_pool + worker;
             while !stop.load(Ordering::Relaxed) {
-                let mut rng = ChaCha8Rng::seed_from_u64(opts.seed ^ pool_index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-                let mut examples: Vec<Example> = (pool_index * pool_size..(pool_index + 1) * pool_size)
+                let mut rng = ChaCha8Rng::seed_from_u64(
+                    opts.seed ^ pool_index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                );
+                let mut examples: Vec<Example> = (pool_index * pool_size
+                    ..(pool_index + 1) * pool_size)
                     .filter_map(|i| {
                         let (crop, text) = source.line(i);
                         let crop = augment.apply(&crop, &mut rng);
@@ -205,8 +235,10 @@ fn spawn_producer(
                     })
                     .collect();
                 examples.sort_by_key(|e| e.input.width);
-                let mut batches: Vec<Vec<Example>> =
-                    examples.chunks(opts.batch_size).map(|c| c.to_vec()).collect();
+                let mut batches: Vec<Vec<Example>> = examples
+                    .chunks(opts.batch_size)
+                    .map(|c| c.to_vec())
+                    .collect();
                 batches.shuffle(&mut rng);
                 for batch in batches {
                     if tx.send(batch).is_err() {
@@ -239,29 +271,55 @@ fn save_checkpoint(
     let tmp = path.with_extension("tmp");
     candle_core::safetensors::save(&tensors, &tmp)?;
     std::fs::rename(&tmp, &path)?;
-    write_atomic(&opts.checkpoint_dir.join(CHECKPOINT_STATE), serde_json::to_string_pretty(state)?.as_bytes())?;
+    write_atomic(
+        &opts.checkpoint_dir.join(CHECKPOINT_STATE),
+        serde_json::to_string_pretty(state)?.as_bytes(),
+    )?;
     Ok(())
 }
 
 /// Trains (or resumes) a model, exporting it to `opts.out_dir` periodically and at the end.
-pub fn train(source: Arc<dyn LineSource>, config: ModelConfig, vocab: Vocab, opts: TrainOptions) -> anyhow::Result<()> {
-    anyhow::ensure!(config.vocab_size == vocab.len(), "config vocab_size {} != vocabulary {}", config.vocab_size, vocab.len());
+pub fn train(
+    source: Arc<dyn LineSource>,
+    config: ModelConfig,
+    vocab: Vocab,
+    opts: TrainOptions,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        config.vocab_size == vocab.len(),
+        "config vocab_size {} != vocabulary {}",
+        config.vocab_size,
+        vocab.len()
+    );
     let device = Device::Cpu;
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
     let model = LineModel::new(&config, vb, Kernels::Differentiable)?;
-    let named: Vec<_> = varmap.data().lock().expect("varmap lock").iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let named: Vec<_> = varmap
+        .data()
+        .lock()
+        .expect("varmap lock")
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let params: usize = named.iter().map(|(_, v)| v.elem_count()).sum();
     let mut optimizer = AdamW::new(named, AdamWParams::default())?;
 
     let state_path = opts.checkpoint_dir.join(CHECKPOINT_STATE);
     let (mut step, mut elapsed_before) = (0usize, 0f64);
     if state_path.exists() {
-        let state: CheckpointState = serde_json::from_slice(&std::fs::read(&state_path)?).context("reading checkpoint state")?;
-        anyhow::ensure!(state.config == config, "checkpoint was trained with a different model config");
-        let tensors = candle_core::safetensors::load(opts.checkpoint_dir.join(CHECKPOINT_WEIGHTS), &device)?;
+        let state: CheckpointState = serde_json::from_slice(&std::fs::read(&state_path)?)
+            .context("reading checkpoint state")?;
+        anyhow::ensure!(
+            state.config == config,
+            "checkpoint was trained with a different model config"
+        );
+        let tensors =
+            candle_core::safetensors::load(opts.checkpoint_dir.join(CHECKPOINT_WEIGHTS), &device)?;
         for (name, var) in varmap.data().lock().expect("varmap lock").iter() {
-            let t = tensors.get(name).with_context(|| format!("checkpoint lacks {name}"))?;
+            let t = tensors
+                .get(name)
+                .with_context(|| format!("checkpoint lacks {name}"))?;
             var.set(t)?;
         }
         optimizer.load_state(&tensors, state.step)?;
@@ -273,7 +331,15 @@ pub fn train(source: Arc<dyn LineSource>, config: ModelConfig, vocab: Vocab, opt
 
     let stop = Arc::new(AtomicBool::new(false));
     let first_pool = (step / POOL_BATCHES) as u64;
-    let batches = spawn_producer(source, vocab.clone(), config.clone(), opts.clone(), first_pool, stop.clone(), 1);
+    let batches = spawn_producer(
+        source,
+        vocab.clone(),
+        config.clone(),
+        opts.clone(),
+        first_pool,
+        stop.clone(),
+        1,
+    );
 
     let started = Instant::now();
     let elapsed = || Duration::from_secs_f64(elapsed_before) + started.elapsed();
@@ -305,7 +371,12 @@ pub fn train(source: Arc<dyn LineSource>, config: ModelConfig, vocab: Vocab, opt
             window = Instant::now();
         }
         if last_checkpoint.elapsed() >= opts.checkpoint_every {
-            let state = CheckpointState { step, elapsed_secs: elapsed().as_secs_f64(), config: config.clone(), seed: opts.seed };
+            let state = CheckpointState {
+                step,
+                elapsed_secs: elapsed().as_secs_f64(),
+                config: config.clone(),
+                seed: opts.seed,
+            };
             save_checkpoint(&varmap, &optimizer, &state, &opts)?;
             last_checkpoint = Instant::now();
         }
@@ -317,10 +388,19 @@ pub fn train(source: Arc<dyn LineSource>, config: ModelConfig, vocab: Vocab, opt
     }
     stop.store(true, Ordering::Relaxed);
     drop(batches);
-    let state = CheckpointState { step, elapsed_secs: elapsed().as_secs_f64(), config: config.clone(), seed: opts.seed };
+    let state = CheckpointState {
+        step,
+        elapsed_secs: elapsed().as_secs_f64(),
+        config: config.clone(),
+        seed: opts.seed,
+    };
     save_checkpoint(&varmap, &optimizer, &state, &opts)?;
     let path = export(&varmap, &config, &vocab, &opts.out_dir)?;
-    println!("finished at step {step} after {:.0}s; exported {}", elapsed().as_secs_f64(), path.display());
+    println!(
+        "finished at step {step} after {:.0}s; exported {}",
+        elapsed().as_secs_f64(),
+        path.display()
+    );
     Ok(())
 }
 
@@ -377,8 +457,16 @@ pub(crate) mod tests {
         let data = varmap.data().lock().unwrap();
         assert!(data.len() > 40);
         for (name, var) in data.iter() {
-            let g = grads.get(var.as_tensor()).unwrap_or_else(|| panic!("{name} has no gradient"));
-            let size = g.abs().unwrap().sum_all().unwrap().to_scalar::<f32>().unwrap();
+            let g = grads
+                .get(var.as_tensor())
+                .unwrap_or_else(|| panic!("{name} has no gradient"));
+            let size = g
+                .abs()
+                .unwrap()
+                .sum_all()
+                .unwrap()
+                .to_scalar::<f32>()
+                .unwrap();
             assert!(size > 0.0, "{name} has an all-zero gradient");
         }
     }
@@ -390,7 +478,13 @@ pub(crate) mod tests {
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
         let model = LineModel::new(&cfg, vb, Kernels::Differentiable).unwrap();
-        let named: Vec<_> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let named: Vec<_> = varmap
+            .data()
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let mut opt = AdamW::new(named, AdamWParams::default()).unwrap();
         let examples: Vec<Example> = ["١٢", "AB", "مصر", "٣/٤"]
             .iter()
@@ -404,7 +498,12 @@ pub(crate) mod tests {
             opt.step(&grads, 3e-3, 1.0).unwrap();
         }
         let last = loss(&model, &batch, 0.5).unwrap();
-        assert!(last.attention < first.attention / 10.0, "{} -> {}", first.attention, last.attention);
+        assert!(
+            last.attention < first.attention / 10.0,
+            "{} -> {}",
+            first.attention,
+            last.attention
+        );
         assert!(last.ctc < first.ctc / 3.0, "{} -> {}", first.ctc, last.ctc);
     }
 
@@ -427,17 +526,31 @@ pub(crate) mod tests {
         if let Ok(d) = std::env::var("FF") {
             cfg.ff_dim = d.parse().unwrap();
         }
-        let width: u32 = std::env::var("WIDTH").ok().and_then(|w| w.parse().ok()).unwrap_or(256);
+        let width: u32 = std::env::var("WIDTH")
+            .ok()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(256);
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
         let model = LineModel::new(&cfg, vb, Kernels::Differentiable).unwrap();
-        let named: Vec<_> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let named: Vec<_> = varmap
+            .data()
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let params: usize = named.iter().map(|(_, v)| v.elem_count()).sum();
         let mut opt = AdamW::new(named, AdamWParams::default()).unwrap();
         let text = "محمد احمد ابراهيم ١٢٣";
         let examples: Vec<Example> = (0..32)
             .map(|_| {
-                let crop = image::imageops::resize(&bar_crop(text), width, 32, image::imageops::FilterType::Nearest);
+                let crop = image::imageops::resize(
+                    &bar_crop(text),
+                    width,
+                    32,
+                    image::imageops::FilterType::Nearest,
+                );
                 Example::new(&crop, text, &vocab, &cfg).unwrap()
             })
             .collect();
@@ -450,7 +563,10 @@ pub(crate) mod tests {
             let t_bwd = t.elapsed();
             let n = opt.grad_norm(&grads).unwrap();
             opt.step(&grads, 1e-3, 1.0 / n.max(1.0)).unwrap();
-            println!("{cfg:?} params={params} step {i}: fwd {t_fwd:?} +bwd {t_bwd:?} total {:?}", t.elapsed());
+            println!(
+                "{cfg:?} params={params} step {i}: fwd {t_fwd:?} +bwd {t_bwd:?} total {:?}",
+                t.elapsed()
+            );
         }
     }
 }

@@ -34,8 +34,8 @@ pub fn default_characters() -> Vec<char> {
     chars.extend('A'..='Z');
     chars.extend('a'..='z');
     chars.extend([
-        ' ', '/', '-', ':', '.', '<', '+', ',', '(', ')', '\'', '"', '#', '&', '*', '_', '،',
-        '؛', '؟', '٫', '٬',
+        ' ', '/', '-', ':', '.', '<', '+', ',', '(', ')', '\'', '"', '#', '&', '*', '_', '،', '؛',
+        '؟', '٫', '٬',
     ]);
     chars
 }
@@ -96,17 +96,24 @@ impl Vocab {
 
     /// Token ids of `text`, without BOS/EOS; unknown characters become [`UNK`].
     pub fn encode(&self, text: &str) -> Vec<u32> {
-        text.chars().map(|c| self.index.get(&c).copied().unwrap_or(UNK)).collect()
+        text.chars()
+            .map(|c| self.index.get(&c).copied().unwrap_or(UNK))
+            .collect()
     }
 
     /// The character of a token id, `None` for specials and ids out of range.
     pub fn char_of(&self, id: u32) -> Option<char> {
-        (id as usize).checked_sub(SPECIALS).and_then(|i| self.chars.get(i).copied())
+        (id as usize)
+            .checked_sub(SPECIALS)
+            .and_then(|i| self.chars.get(i).copied())
     }
 
     /// Text of a token sequence; specials are skipped, decoding stops at EOS.
     pub fn decode(&self, ids: &[u32]) -> String {
-        ids.iter().take_while(|&&id| id != EOS).filter_map(|&id| self.char_of(id)).collect()
+        ids.iter()
+            .take_while(|&&id| id != EOS)
+            .filter_map(|&id| self.char_of(id))
+            .collect()
     }
 
     pub fn to_json(&self) -> String {
@@ -117,7 +124,9 @@ impl Vocab {
 impl From<Vocab> for VocabFile {
     fn from(v: Vocab) -> VocabFile {
         VocabFile {
-            specials: ["<pad>", "<bos>", "<eos>", "<unk>"].map(String::from).to_vec(),
+            specials: ["<pad>", "<bos>", "<eos>", "<unk>"]
+                .map(String::from)
+                .to_vec(),
             characters: v.chars.iter().map(|c| c.to_string()).collect(),
         }
     }
@@ -164,7 +173,10 @@ mod tests {
             "ن ص ر هـ ١٢٣",
         ] {
             let ids = vocab.encode(text);
-            assert!(!ids.contains(&UNK), "{text} has a character outside the vocabulary");
+            assert!(
+                !ids.contains(&UNK),
+                "{text} has a character outside the vocabulary"
+            );
             assert_eq!(vocab.decode(&ids), text);
         }
     }
@@ -173,7 +185,10 @@ mod tests {
     fn unknown_characters_and_specials() {
         let vocab = Vocab::default_arabic_latin();
         assert_eq!(vocab.encode("€"), vec![UNK]);
-        assert_eq!(vocab.decode(&[BOS, vocab.encode("A")[0], EOS, vocab.encode("B")[0]]), "A");
+        assert_eq!(
+            vocab.decode(&[BOS, vocab.encode("A")[0], EOS, vocab.encode("B")[0]]),
+            "A"
+        );
         assert_eq!(vocab.char_of(PAD), None);
         assert_eq!(vocab.char_of(vocab.len() as u32), None);
     }

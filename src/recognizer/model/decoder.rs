@@ -74,7 +74,10 @@ impl Decoder {
         let positions = vb.get_with_hints(
             (cfg.max_len, cfg.d_model),
             "positions",
-            candle_nn::Init::Randn { mean: 0.0, stdev: 0.02 },
+            candle_nn::Init::Randn {
+                mean: 0.0,
+                stdev: 0.02,
+            },
         )?;
         Ok(Decoder {
             embed: embedding(cfg.vocab_size, cfg.d_model, vb.pp("embed"))?,
@@ -95,7 +98,11 @@ impl Decoder {
     fn embed(&self, tokens: &Tensor, start: usize, kernels: Kernels) -> Result<Tensor> {
         let (b, l) = tokens.dims2()?;
         if start + l > self.max_len {
-            candle_core::bail!("decoder position {} beyond max_len {}", start + l, self.max_len);
+            candle_core::bail!(
+                "decoder position {} beyond max_len {}",
+                start + l,
+                self.max_len
+            );
         }
         let d = self.positions.dim(1)?;
         let positions = self.positions.narrow(0, start, l)?.reshape(l * d)?;
@@ -120,7 +127,9 @@ impl Decoder {
             x = (x + layer.self_attn.attend(&h, &k, &v, Some(&causal), kernels)?)?;
             let h = layer.norm2.forward(&x, kernels)?;
             let (k, v) = layer.cross_attn.keys_values(memory, kernels)?;
-            x = (x + layer.cross_attn.attend(&h, &k, &v, Some(memory_mask), kernels)?)?;
+            x = (x + layer
+                .cross_attn
+                .attend(&h, &k, &v, Some(memory_mask), kernels)?)?;
             let h = layer.norm3.forward(&x, kernels)?;
             x = (&x + layer.ff.forward(&h, kernels)?)?;
         }
@@ -128,7 +137,12 @@ impl Decoder {
     }
 
     /// Starts incremental decoding for a batch of encoded crops.
-    pub fn start(&self, memory: &Tensor, memory_mask: &Tensor, kernels: Kernels) -> Result<DecoderCache> {
+    pub fn start(
+        &self,
+        memory: &Tensor,
+        memory_mask: &Tensor,
+        kernels: Kernels,
+    ) -> Result<DecoderCache> {
         Ok(DecoderCache {
             cross: self
                 .layers
@@ -142,7 +156,12 @@ impl Decoder {
     }
 
     /// One decoding step: the last token of every row [B] -> logits [B, vocab].
-    pub fn step(&self, last: &Tensor, cache: &mut DecoderCache, kernels: Kernels) -> Result<Tensor> {
+    pub fn step(
+        &self,
+        last: &Tensor,
+        cache: &mut DecoderCache,
+        kernels: Kernels,
+    ) -> Result<Tensor> {
         let tokens = last.unsqueeze(1)?;
         let mut x = self.embed(&tokens, cache.len, kernels)?;
         for (i, layer) in self.layers.iter().enumerate() {
@@ -156,18 +175,23 @@ impl Decoder {
             cache.past[i] = Some((k, v));
             let h = layer.norm2.forward(&x, kernels)?;
             let (ck, cv) = &cache.cross[i];
-            x = (x + layer.cross_attn.attend(&h, ck, cv, Some(&cache.memory_mask), kernels)?)?;
+            x = (x + layer
+                .cross_attn
+                .attend(&h, ck, cv, Some(&cache.memory_mask), kernels)?)?;
             let h = layer.norm3.forward(&x, kernels)?;
             x = (&x + layer.ff.forward(&h, kernels)?)?;
         }
         cache.len += 1;
-        self.head.forward(&self.norm.forward(&x, kernels)?, kernels)?.i((.., 0))
+        self.head
+            .forward(&self.norm.forward(&x, kernels)?, kernels)?
+            .i((.., 0))
     }
 }
 
 /// Additive causal mask [1, 1, L, L].
 fn causal_mask(l: usize, device: &Device) -> Result<Tensor> {
-    let mask: Vec<f32> =
-        (0..l).flat_map(|i| (0..l).map(move |j| if j > i { NEG_INF } else { 0.0 })).collect();
+    let mask: Vec<f32> = (0..l)
+        .flat_map(|i| (0..l).map(move |j| if j > i { NEG_INF } else { 0.0 }))
+        .collect();
     Tensor::from_vec(mask, (1, 1, l, l), device)?.to_dtype(DType::F32)
 }

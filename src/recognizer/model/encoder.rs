@@ -53,7 +53,10 @@ impl Encoder {
         let positions = vb.get_with_hints(
             (cfg.max_tokens(), cfg.d_model),
             "positions",
-            candle_nn::Init::Randn { mean: 0.0, stdev: 0.02 },
+            candle_nn::Init::Randn {
+                mean: 0.0,
+                stdev: 0.02,
+            },
         )?;
         Ok(Encoder {
             stem: Linear::new(cfg.height * cfg.patch_width, cfg.d_model, vb.pp("stem"))?,
@@ -71,7 +74,11 @@ impl Encoder {
     pub fn forward(&self, pixels: &Tensor, key_mask: &Tensor, kernels: Kernels) -> Result<Tensor> {
         let (b, h, w) = pixels.dims3()?;
         if h != self.height || w % self.patch_width != 0 {
-            candle_core::bail!("encoder input {h}x{w} does not match height {} / patch {}", self.height, self.patch_width);
+            candle_core::bail!(
+                "encoder input {h}x{w} does not match height {} / patch {}",
+                self.height,
+                self.patch_width
+            );
         }
         let t = w / self.patch_width;
         let patches = pixels
@@ -79,7 +86,10 @@ impl Encoder {
             .transpose(1, 2)?
             .contiguous()?
             .reshape((b, t, h * self.patch_width))?;
-        let positions = self.positions.narrow(0, 0, t)?.reshape(t * self.positions.dim(1)?)?;
+        let positions = self
+            .positions
+            .narrow(0, 0, t)?
+            .reshape(t * self.positions.dim(1)?)?;
         let x = self.stem.forward(&patches, kernels)?;
         let mut x = add_row(&x.reshape((b, ()))?, &positions, kernels)?.reshape(x.shape())?;
         for layer in &self.layers {

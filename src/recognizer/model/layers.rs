@@ -60,9 +60,20 @@ pub struct Linear {
 
 impl Linear {
     pub fn new(in_dim: usize, out_dim: usize, vb: VarBuilder) -> Result<Linear> {
-        let weight = vb.get_with_hints((out_dim, in_dim), "weight", candle_nn::init::DEFAULT_KAIMING_NORMAL)?;
+        let weight = vb.get_with_hints(
+            (out_dim, in_dim),
+            "weight",
+            candle_nn::init::DEFAULT_KAIMING_NORMAL,
+        )?;
         let bound = 1.0 / (in_dim as f64).sqrt();
-        let bias = vb.get_with_hints(out_dim, "bias", Init::Uniform { lo: -bound, up: bound })?;
+        let bias = vb.get_with_hints(
+            out_dim,
+            "bias",
+            Init::Uniform {
+                lo: -bound,
+                up: bound,
+            },
+        )?;
         Ok(Linear { weight, bias })
     }
 
@@ -101,7 +112,11 @@ impl LayerNorm {
                 let centred = x.broadcast_sub(&(x.sum_keepdim(D::Minus1)? / d)?)?;
                 let var = (centred.sqr()?.sum_keepdim(D::Minus1)? / d)?;
                 let normed = centred.broadcast_div(&(var + LN_EPS as f64)?.sqrt()?)?;
-                add_row(&mul_row(&normed, &self.weight, kernels)?, &self.bias, kernels)
+                add_row(
+                    &mul_row(&normed, &self.weight, kernels)?,
+                    &self.bias,
+                    kernels,
+                )
             }
             Kernels::Fused => ops::layer_norm(&x.contiguous()?, &self.weight, &self.bias, LN_EPS),
         }
@@ -135,13 +150,18 @@ impl Attention {
     /// [B, L, d] -> [B, heads, L, head_dim]
     fn split(&self, x: &Tensor) -> Result<Tensor> {
         let (b, l, _) = x.dims3()?;
-        x.reshape((b, l, self.heads, self.head_dim))?.transpose(1, 2)?.contiguous()
+        x.reshape((b, l, self.heads, self.head_dim))?
+            .transpose(1, 2)?
+            .contiguous()
     }
 
     /// Keys and values of `source`, split into heads: computed once per crop for
     /// cross-attention, once per step for self-attention.
     pub fn keys_values(&self, source: &Tensor, kernels: Kernels) -> Result<(Tensor, Tensor)> {
-        Ok((self.split(&self.k.forward(source, kernels)?)?, self.split(&self.v.forward(source, kernels)?)?))
+        Ok((
+            self.split(&self.k.forward(source, kernels)?)?,
+            self.split(&self.v.forward(source, kernels)?)?,
+        ))
     }
 
     /// Attends from `x` [B, Lq, d] to already split keys/values [B, h, Lk, dh].
@@ -163,7 +183,9 @@ impl Attention {
         };
         let weights = softmax(&scores, kernels)?;
         let y = weights.matmul(values)?;
-        let y = y.transpose(1, 2)?.reshape((b, lq, self.heads * self.head_dim))?;
+        let y = y
+            .transpose(1, 2)?
+            .reshape((b, lq, self.heads * self.head_dim))?;
         self.out.forward(&y, kernels)
     }
 }
@@ -176,12 +198,16 @@ pub struct FeedForward {
 
 impl FeedForward {
     pub fn new(d_model: usize, ff_dim: usize, vb: VarBuilder) -> Result<FeedForward> {
-        Ok(FeedForward { up: Linear::new(d_model, ff_dim, vb.pp("up"))?, down: Linear::new(ff_dim, d_model, vb.pp("down"))? })
+        Ok(FeedForward {
+            up: Linear::new(d_model, ff_dim, vb.pp("up"))?,
+            down: Linear::new(ff_dim, d_model, vb.pp("down"))?,
+        })
     }
 
     pub fn forward(&self, x: &Tensor, kernels: Kernels) -> Result<Tensor> {
         // ReLU, not GELU: GELU's tanh/pow backward took a fifth of a training step on CPU.
-        self.down.forward(&self.up.forward(x, kernels)?.relu()?, kernels)
+        self.down
+            .forward(&self.up.forward(x, kernels)?.relu()?, kernels)
     }
 }
 

@@ -42,7 +42,8 @@ impl LineModel {
 
     /// Encoder output [B, T, d] for a batch of crops.
     pub fn encode(&self, batch: &ImageBatch) -> Result<Tensor> {
-        self.encoder.forward(&batch.pixels, &batch.key_mask, self.kernels)
+        self.encoder
+            .forward(&batch.pixels, &batch.key_mask, self.kernels)
     }
 
     pub fn ctc_logits(&self, memory: &Tensor) -> Result<Tensor> {
@@ -50,7 +51,13 @@ impl LineModel {
     }
 
     /// Teacher-forced decoder logits [B, L, vocab] for input tokens [B, L].
-    pub fn decoder_logits(&self, tokens: &Tensor, memory: &Tensor, batch: &ImageBatch) -> Result<Tensor> {
-        self.decoder.forward(tokens, memory, &batch.key_mask, self.kernels)
+    pub fn decoder_logits(
+        &self,
+        tokens: &Tensor,
+        memory: &Tensor,
+        batch: &ImageBatch,
+    ) -> Result<Tensor> {
+        self.decoder
+            .forward(tokens, memory, &batch.key_mask, self.kernels)
     }
 }

@@ -23,7 +23,10 @@ pub enum ModelSource {
     Dir(PathBuf),
     /// A Hugging Face hub model repository already in the local hub cache
     /// (`HF_HOME` / `HF_HUB_CACHE`); nothing is downloaded.
-    Hub { repo: String, revision: Option<String> },
+    Hub {
+        repo: String,
+        revision: Option<String>,
+    },
 }
 
 impl Default for ModelSource {
@@ -61,13 +64,23 @@ impl std::str::FromStr for ModelSource {
 /// Why a model could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("recognizer model file {path} is missing (train one with scripts/train.sh or point --model at a model folder)")]
+    #[error(
+        "recognizer model file {path} is missing (train one with scripts/train.sh or point --model at a model folder)"
+    )]
     Missing { path: PathBuf },
-    #[error("hub repository {repo} has no {file} in the local cache {cache} (nothing is downloaded; fetch it beforehand)")]
-    NotInHubCache { repo: String, file: String, cache: PathBuf },
+    #[error(
+        "hub repository {repo} has no {file} in the local cache {cache} (nothing is downloaded; fetch it beforehand)"
+    )]
+    NotInHubCache {
+        repo: String,
+        file: String,
+        cache: PathBuf,
+    },
     #[error("recognizer file {path} is malformed: {reason}")]
     Malformed { path: PathBuf, reason: String },
-    #[error("recognizer config and vocabulary disagree: config has {config} tokens, vocabulary {vocab}")]
+    #[error(
+        "recognizer config and vocabulary disagree: config has {config} tokens, vocabulary {vocab}"
+    )]
     VocabMismatch { config: usize, vocab: usize },
 }
 
@@ -99,7 +112,11 @@ pub struct Recognizer {
 impl Recognizer {
     pub fn load(source: &ModelSource) -> Result<Recognizer, LoadError> {
         match source {
-            ModelSource::Dir(dir) => Recognizer::load_files(&dir.join(WEIGHTS_FILE), &dir.join(CONFIG_FILE), &dir.join(VOCAB_FILE)),
+            ModelSource::Dir(dir) => Recognizer::load_files(
+                &dir.join(WEIGHTS_FILE),
+                &dir.join(CONFIG_FILE),
+                &dir.join(VOCAB_FILE),
+            ),
             ModelSource::Hub { repo, revision } => {
                 // HF_HUB_CACHE first (hf-hub 0.5 only reads HF_HOME), then HF_HOME,
                 // then ~/.cache/huggingface/hub.
@@ -108,15 +125,21 @@ impl Recognizer {
                     None => hf_hub::Cache::from_env(),
                 };
                 let cache_repo = match revision {
-                    Some(rev) => cache.repo(hf_hub::Repo::with_revision(repo.clone(), hf_hub::RepoType::Model, rev.clone())),
+                    Some(rev) => cache.repo(hf_hub::Repo::with_revision(
+                        repo.clone(),
+                        hf_hub::RepoType::Model,
+                        rev.clone(),
+                    )),
                     None => cache.model(repo.clone()),
                 };
                 let get = |file: &str| {
-                    cache_repo.get(file).ok_or_else(|| LoadError::NotInHubCache {
-                        repo: repo.clone(),
-                        file: file.to_string(),
-                        cache: cache.path().clone(),
-                    })
+                    cache_repo
+                        .get(file)
+                        .ok_or_else(|| LoadError::NotInHubCache {
+                            repo: repo.clone(),
+                            file: file.to_string(),
+                            cache: cache.path().clone(),
+                        })
                 };
                 Recognizer::load_files(&get(WEIGHTS_FILE)?, &get(CONFIG_FILE)?, &get(VOCAB_FILE)?)
             }
@@ -126,28 +149,51 @@ impl Recognizer {
     fn load_files(weights: &Path, config: &Path, vocab: &Path) -> Result<Recognizer, LoadError> {
         let read = |path: &Path| {
             std::fs::read(path).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => LoadError::Missing { path: path.to_path_buf() },
-                _ => LoadError::Malformed { path: path.to_path_buf(), reason: e.to_string() },
+                std::io::ErrorKind::NotFound => LoadError::Missing {
+                    path: path.to_path_buf(),
+                },
+                _ => LoadError::Malformed {
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                },
             })
         };
-        let malformed = |path: &Path, reason: String| LoadError::Malformed { path: path.to_path_buf(), reason };
-        let cfg: ModelConfig = serde_json::from_slice(&read(config)?).map_err(|e| malformed(config, e.to_string()))?;
+        let malformed = |path: &Path, reason: String| LoadError::Malformed {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let cfg: ModelConfig =
+            serde_json::from_slice(&read(config)?).map_err(|e| malformed(config, e.to_string()))?;
         cfg.validate().map_err(|e| malformed(config, e))?;
-        let voc: Vocab = serde_json::from_slice(&read(vocab)?).map_err(|e| malformed(vocab, e.to_string()))?;
+        let voc: Vocab =
+            serde_json::from_slice(&read(vocab)?).map_err(|e| malformed(vocab, e.to_string()))?;
         if voc.len() != cfg.vocab_size {
-            return Err(LoadError::VocabMismatch { config: cfg.vocab_size, vocab: voc.len() });
+            return Err(LoadError::VocabMismatch {
+                config: cfg.vocab_size,
+                vocab: voc.len(),
+            });
         }
         let bytes = read(weights)?;
         let device = Device::Cpu;
         // fp16 on disk, f32 in memory: the CPU kernels are fastest in f32.
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| malformed(weights, e.to_string()))?;
-        let model = LineModel::new(&cfg, vb, Kernels::Fused).map_err(|e| malformed(weights, e.to_string()))?;
-        Ok(Recognizer { model, vocab: voc, device })
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device)
+            .map_err(|e| malformed(weights, e.to_string()))?;
+        let model = LineModel::new(&cfg, vb, Kernels::Fused)
+            .map_err(|e| malformed(weights, e.to_string()))?;
+        Ok(Recognizer {
+            model,
+            vocab: voc,
+            device,
+        })
     }
 
     /// Wraps an in-memory model (tests, the trainer's own evaluation).
     pub fn from_model(model: LineModel, vocab: Vocab) -> Recognizer {
-        Recognizer { model, vocab, device: Device::Cpu }
+        Recognizer {
+            model,
+            vocab,
+            device: Device::Cpu,
+        }
     }
 
     pub fn config(&self) -> &ModelConfig {
@@ -164,12 +210,20 @@ impl Recognizer {
     }
 
     /// Reads crops as one batch (pad to the widest: group similar widths).
-    pub fn recognize(&self, crops: &[GrayImage], options: DecodeOptions) -> Result<Vec<Reading>, RecognizeError> {
+    pub fn recognize(
+        &self,
+        crops: &[GrayImage],
+        options: DecodeOptions,
+    ) -> Result<Vec<Reading>, RecognizeError> {
         let inputs: Vec<LineInput> = crops.iter().map(|c| self.prepare(c)).collect();
         self.recognize_prepared(&inputs.iter().collect::<Vec<_>>(), options)
     }
 
-    pub fn recognize_prepared(&self, inputs: &[&LineInput], options: DecodeOptions) -> Result<Vec<Reading>, RecognizeError> {
+    pub fn recognize_prepared(
+        &self,
+        inputs: &[&LineInput],
+        options: DecodeOptions,
+    ) -> Result<Vec<Reading>, RecognizeError> {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
@@ -208,26 +262,47 @@ mod tests {
             assert_eq!(a.text, b.text);
             assert!((a.confidence - b.confidence).abs() < 0.05);
         }
-        assert!(loaded.recognize(&[], DecodeOptions::greedy()).unwrap().is_empty());
+        assert!(
+            loaded
+                .recognize(&[], DecodeOptions::greedy())
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
     fn missing_or_malformed_models_give_typed_errors() {
         let dir = tempfile::tempdir().unwrap();
         let missing = Recognizer::load(&ModelSource::Dir(dir.path().join("nope")));
-        assert!(matches!(missing, Err(LoadError::Missing { .. })), "{missing:?}");
+        assert!(
+            matches!(missing, Err(LoadError::Missing { .. })),
+            "{missing:?}"
+        );
 
         exported(dir.path());
         std::fs::write(dir.path().join(CONFIG_FILE), "{not json").unwrap();
-        assert!(matches!(Recognizer::load(&ModelSource::Dir(dir.path().into())), Err(LoadError::Malformed { .. })));
+        assert!(matches!(
+            Recognizer::load(&ModelSource::Dir(dir.path().into())),
+            Err(LoadError::Malformed { .. })
+        ));
 
         exported(dir.path());
         std::fs::write(dir.path().join(WEIGHTS_FILE), b"garbage").unwrap();
-        assert!(matches!(Recognizer::load(&ModelSource::Dir(dir.path().into())), Err(LoadError::Malformed { .. })));
+        assert!(matches!(
+            Recognizer::load(&ModelSource::Dir(dir.path().into())),
+            Err(LoadError::Malformed { .. })
+        ));
 
         exported(dir.path());
-        std::fs::write(dir.path().join(VOCAB_FILE), r#"{"specials":["<pad>","<bos>","<eos>","<unk>"],"characters":["a"]}"#).unwrap();
-        assert!(matches!(Recognizer::load(&ModelSource::Dir(dir.path().into())), Err(LoadError::VocabMismatch { .. })));
+        std::fs::write(
+            dir.path().join(VOCAB_FILE),
+            r#"{"specials":["<pad>","<bos>","<eos>","<unk>"],"characters":["a"]}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            Recognizer::load(&ModelSource::Dir(dir.path().into())),
+            Err(LoadError::VocabMismatch { .. })
+        ));
     }
 
     #[test]
@@ -236,18 +311,35 @@ mod tests {
         // SAFETY: no other test reads HF_HUB_CACHE.
         unsafe { std::env::set_var("HF_HUB_CACHE", cache.path()) };
         let source: ModelSource = "hf:hawiya/recognizer".parse().unwrap();
-        assert_eq!(source, ModelSource::Hub { repo: "hawiya/recognizer".into(), revision: None });
-        assert!(matches!(Recognizer::load(&source), Err(LoadError::NotInHubCache { .. })));
+        assert_eq!(
+            source,
+            ModelSource::Hub {
+                repo: "hawiya/recognizer".into(),
+                revision: None
+            }
+        );
+        assert!(matches!(
+            Recognizer::load(&source),
+            Err(LoadError::NotInHubCache { .. })
+        ));
 
         // Lay out a cache snapshot the way hf-hub does and load from it.
         let repo = hf_hub::Cache::new(cache.path().to_path_buf()).model("hawiya/recognizer".into());
         repo.create_ref("0123abcd").unwrap();
-        let snapshot = cache.path().join("models--hawiya--recognizer/snapshots/0123abcd");
+        let snapshot = cache
+            .path()
+            .join("models--hawiya--recognizer/snapshots/0123abcd");
         exported(&snapshot);
         assert!(Recognizer::load(&source).is_ok());
 
         let local: ModelSource = cache.path().to_str().unwrap().parse().unwrap();
         assert_eq!(local, ModelSource::Dir(cache.path().to_path_buf()));
-        assert!(matches!("owner/name@v1".parse().unwrap(), ModelSource::Hub { revision: Some(_), .. }));
+        assert!(matches!(
+            "owner/name@v1".parse().unwrap(),
+            ModelSource::Hub {
+                revision: Some(_),
+                ..
+            }
+        ));
     }
 }
