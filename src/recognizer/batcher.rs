@@ -26,6 +26,18 @@ pub trait LineReader: Send + Sync + 'static {
     fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError>;
 }
 
+/// The recognizer, decoding greedily (the cheapest; per-character probabilities
+/// included). Use [`RecognizerReader`] for beam search and alternatives.
+impl LineReader for Recognizer {
+    fn prepare(&self, crop: &GrayImage) -> LineInput {
+        Recognizer::prepare(self, crop)
+    }
+
+    fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+        self.recognize_prepared(inputs, DecodeOptions::greedy())
+    }
+}
+
 /// The recognizer with fixed decoding options.
 pub struct RecognizerReader {
     pub recognizer: Recognizer,

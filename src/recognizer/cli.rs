@@ -50,7 +50,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0.3)]
     pub ctc_weight: f64,
     /// Share of crops that get the trainer's extra degradations.
-    #[arg(long, default_value_t = 0.85)]
+    #[arg(long, default_value_t = 0.7)]
     pub augment: f64,
     /// Export the model every this many minutes, so a usable one always exists.
     #[arg(long, default_value_t = 10.0)]
@@ -205,5 +205,39 @@ mod tests {
             "squeezed: {squeezed}, min tokens per char: {ratio:.2}, too long: {too_long}, oov: {oov:?}"
         );
         assert!(oov.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod dump {
+    use super::*;
+    use crate::recognizer::augment::Augment;
+    use rand::SeedableRng;
+
+    /// Writes generated + augmented training crops to $DUMP_DIR for eyeballing:
+    /// `DUMP_DIR=/tmp/aug cargo test --lib dump_training_crops -- --ignored`.
+    #[test]
+    #[ignore]
+    fn dump_training_crops() {
+        let dir = PathBuf::from(std::env::var("DUMP_DIR").unwrap_or("/tmp/aug".into()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let generator = LineGenerator::new(1).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = ModelConfig::small(vocab.len());
+        for i in 0..24u64 {
+            let (crop, text) = generator.line(i);
+            let aug = Augment::default().apply(&crop, &mut rng);
+            crop.save(dir.join(format!("{i:02}-raw.png"))).unwrap();
+            aug.save(dir.join(format!("{i:02}-aug.png"))).unwrap();
+            let input = crate::recognizer::preprocess::prepare(&aug, &cfg);
+            let img = GrayImage::from_fn(input.width as u32, cfg.height as u32, |x, y| {
+                image::Luma([
+                    255 - (input.pixels[y as usize * input.width + x as usize] * 255.0) as u8
+                ])
+            });
+            img.save(dir.join(format!("{i:02}-model.png"))).unwrap();
+            println!("{i:02} {text}");
+        }
     }
 }
