@@ -191,6 +191,11 @@ impl BatcherHandle {
             .collect()
     }
 
+    /// Whether a new crop would be accepted right now.
+    pub fn is_ready(&self) -> bool {
+        self.shared.queued.load(Ordering::Acquire) < self.shared.capacity
+    }
+
     fn reserve(&self, n: usize) -> Result<(), RecognizeError> {
         let capacity = self.shared.capacity;
         self.shared
@@ -500,6 +505,7 @@ mod tests {
             assert_eq!(first.join().unwrap().unwrap().len(), 2);
             assert_eq!(queued.join().unwrap().unwrap().len(), 4);
         });
+        assert!(handle.is_ready());
         assert_eq!(handle.recognize(crops(&[9])).unwrap()[0].text, "9");
         let mut seen = echo.seen.lock().clone();
         seen.sort_unstable();

@@ -67,6 +67,18 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// Every transcript with its probability, best first: the reading itself, then
+    /// the beam alternatives.
+    pub fn candidates(&self) -> Vec<(String, f32)> {
+        std::iter::once((self.text.clone(), self.confidence))
+            .chain(
+                self.alternatives
+                    .iter()
+                    .map(|h| (h.text.clone(), h.log_prob.exp())),
+            )
+            .collect()
+    }
+
     fn new(best: Hypothesis, alternatives: Vec<Hypothesis>, ctc_text: String) -> Reading {
         Reading {
             confidence: best.log_prob.exp(),
