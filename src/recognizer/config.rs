@@ -12,6 +12,10 @@ pub struct ModelConfig {
     pub max_width: usize,
     /// Width in pixels of one encoder token: a full-height column strip.
     pub patch_width: usize,
+    /// Two stride-2 3x3 convolutions before the token projection instead of a
+    /// plain linear patch stem (then `patch_width` must be 4).
+    #[serde(default)]
+    pub conv_stem: bool,
     pub d_model: usize,
     pub heads: usize,
     pub ff_dim: usize,
@@ -33,6 +37,7 @@ impl ModelConfig {
             height: 32,
             max_width: 512,
             patch_width: 4,
+            conv_stem: false,
             d_model: 160,
             heads: 4,
             ff_dim: 512,
@@ -67,6 +72,9 @@ impl ModelConfig {
                 "d_model {} is not divisible by heads {}",
                 self.d_model, self.heads
             ));
+        }
+        if self.conv_stem && (self.patch_width != 4 || !self.height.is_multiple_of(4)) {
+            return Err("a conv stem needs patch_width 4 and a height divisible by 4".into());
         }
         if !self.max_width.is_multiple_of(self.patch_width) {
             return Err("max_width must be a multiple of patch_width".into());

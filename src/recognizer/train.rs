@@ -415,6 +415,7 @@ pub(crate) mod tests {
             height: 16,
             max_width: 128,
             patch_width: 4,
+            conv_stem: false,
             d_model: 32,
             heads: 4,
             ff_dim: 64,
@@ -443,8 +444,17 @@ pub(crate) mod tests {
 
     #[test]
     fn every_trainable_variable_receives_a_gradient() {
+        for conv_stem in [false, true] {
+            every_variable_gets_a_gradient(conv_stem);
+        }
+    }
+
+    fn every_variable_gets_a_gradient(conv_stem: bool) {
         let vocab = Vocab::default_arabic_latin();
-        let cfg = tiny_config(&vocab);
+        let cfg = ModelConfig {
+            conv_stem,
+            ..tiny_config(&vocab)
+        };
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
         let model = LineModel::new(&cfg, vb, Kernels::Differentiable).unwrap();
@@ -523,6 +533,7 @@ pub(crate) mod tests {
         if let Ok(d) = std::env::var("DEC_LAYERS") {
             cfg.decoder_layers = d.parse().unwrap();
         }
+        cfg.conv_stem = std::env::var("CONV_STEM").is_ok();
         if let Ok(d) = std::env::var("FF") {
             cfg.ff_dim = d.parse().unwrap();
         }

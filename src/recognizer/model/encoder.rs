@@ -38,8 +38,44 @@ impl EncoderLayer {
     }
 }
 
+/// Optional convolutional front: 1 -> c1 -> c2 channels, each 3x3 stride 2, ReLU.
+/// No conv biases: their broadcast backward is candle's slow strided reduction.
+#[derive(Debug, Clone)]
+struct ConvStem {
+    conv1: candle_nn::Conv2d,
+    conv2: candle_nn::Conv2d,
+}
+
+const CONV1: usize = 32;
+const CONV2: usize = 64;
+
+impl ConvStem {
+    fn new(vb: VarBuilder) -> Result<ConvStem> {
+        let cfg = candle_nn::Conv2dConfig {
+            padding: 1,
+            stride: 2,
+            ..Default::default()
+        };
+        Ok(ConvStem {
+            conv1: candle_nn::conv2d_no_bias(1, CONV1, 3, cfg, vb.pp("conv1"))?,
+            conv2: candle_nn::conv2d_no_bias(CONV1, CONV2, 3, cfg, vb.pp("conv2"))?,
+        })
+    }
+
+    /// [B, H, W] -> [B, W / 4, CONV2 * H / 4]
+    fn forward(&self, pixels: &Tensor) -> Result<Tensor> {
+        use candle_core::Module;
+        let (b, _, _) = pixels.dims3()?;
+        let x = self.conv1.forward(&pixels.unsqueeze(1)?)?.relu()?;
+        let x = self.conv2.forward(&x)?.relu()?;
+        let (_, c, h, t) = x.dims4()?;
+        x.reshape((b, c * h, t))?.transpose(1, 2)?.contiguous()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Encoder {
+    conv: Option<ConvStem>,
     stem: Linear,
     positions: Tensor,
     layers: Vec<EncoderLayer>,
@@ -58,8 +94,14 @@ impl Encoder {
                 stdev: 0.02,
             },
         )?;
+        let (conv, stem_in) = if cfg.conv_stem {
+            (Some(ConvStem::new(vb.pp("conv"))?), CONV2 * cfg.height / 4)
+        } else {
+            (None, cfg.height * cfg.patch_width)
+        };
         Ok(Encoder {
-            stem: Linear::new(cfg.height * cfg.patch_width, cfg.d_model, vb.pp("stem"))?,
+            conv,
+            stem: Linear::new(stem_in, cfg.d_model, vb.pp("stem"))?,
             positions,
             layers: (0..cfg.encoder_layers)
                 .map(|i| EncoderLayer::new(cfg, vb.pp(format!("layers.{i}"))))
@@ -81,11 +123,14 @@ impl Encoder {
             );
         }
         let t = w / self.patch_width;
-        let patches = pixels
-            .reshape((b, h, t, self.patch_width))?
-            .transpose(1, 2)?
-            .contiguous()?
-            .reshape((b, t, h * self.patch_width))?;
+        let patches = match &self.conv {
+            Some(conv) => conv.forward(pixels)?,
+            None => pixels
+                .reshape((b, h, t, self.patch_width))?
+                .transpose(1, 2)?
+                .contiguous()?
+                .reshape((b, t, h * self.patch_width))?,
+        };
         let positions = self
             .positions
             .narrow(0, 0, t)?
