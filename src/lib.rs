@@ -4,5 +4,6 @@ pub mod domain;
 pub mod eval;
 pub mod layout;
 pub mod pipeline;
+pub mod recognizer;
 pub mod record;
 pub mod synth;

@@ -101,7 +101,10 @@ fn outline_match(found: Option<&Quad>, truth: &Quad) -> (bool, bool) {
         corner_error(found, truth),
         corner_error(&found.turned(2), truth),
     );
-    let tolerance: f32 = std::env::var("HAWIYA_LOCATE_TOL").ok().and_then(|v| v.parse().ok()).unwrap_or(0.02);
+    let tolerance: f32 = std::env::var("HAWIYA_LOCATE_TOL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.02);
     (up.min(down) <= tolerance * width, up <= down)
 }
 
@@ -246,7 +249,8 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     if args.verbose {
         for (record, o) in &outcomes {
             if !o.kind_correct || !o.located || o.error.is_some() {
-                let corners = |q: &Quad| q.corners.map(|p| (p.x.round() as i32, p.y.round() as i32));
+                let corners =
+                    |q: &Quad| q.corners.map(|p| (p.x.round() as i32, p.y.round() as i32));
                 eprintln!(
                     "{} {}: class ok {}, located {}, upright {}, error {:?}, found {:?}, truth {:?}",
                     record.file,
@@ -256,7 +260,9 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                     o.orientation_correct,
                     o.error,
                     o.quad.as_ref().map(corners),
-                    record.corners.map(|[x, y]| (x.round() as i32, y.round() as i32)),
+                    record
+                        .corners
+                        .map(|[x, y]| (x.round() as i32, y.round() as i32)),
                 );
             }
         }

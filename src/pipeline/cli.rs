@@ -35,12 +35,28 @@ pub fn load_pipeline(models: &Path) -> anyhow::Result<Pipeline> {
     Pipeline::from_models(models, recognizer).context("loading the classifier")
 }
 
-/// The text-line recognizer behind its batcher.
+/// Beam width the pipeline decodes with: alternatives let the national-ID check
+/// choose a reading that validates.
+pub const BEAM_WIDTH: usize = 3;
+
+/// The text-line recognizer of `models/recognizer`, behind its dynamic batcher.
 pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>> {
-    anyhow::bail!(
-        "no text-line recognizer is available in {} on this build",
-        models.display()
-    )
+    use crate::recognizer::{
+        Batcher, BatcherConfig, DecodeOptions, ModelSource, Recognizer, RecognizerReader,
+    };
+
+    let source = ModelSource::Dir(models.join("recognizer"));
+    let recognizer = Recognizer::load(&source).with_context(|| {
+        format!(
+            "loading the recognizer from {}",
+            models.join("recognizer").display()
+        )
+    })?;
+    let reader = RecognizerReader {
+        recognizer,
+        options: DecodeOptions::beam(BEAM_WIDTH),
+    };
+    Ok(Arc::new(Batcher::start(reader, BatcherConfig::default())))
 }
 
 pub fn run_extract(args: ExtractArgs) -> anyhow::Result<()> {

@@ -26,6 +26,32 @@ pub trait LineRecognizer: Send + Sync + 'static {
     fn is_ready(&self) -> bool;
 }
 
+/// The recognizer's batcher reads for the pipeline.
+impl LineRecognizer for crate::recognizer::BatcherHandle {
+    fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
+        use crate::recognizer::RecognizeError;
+        let readings =
+            crate::recognizer::BatcherHandle::recognize(self, crops).map_err(|e| match e {
+                RecognizeError::Overloaded => ExtractError::Overloaded,
+                other => ExtractError::Internal(other.to_string()),
+            })?;
+        Ok(readings
+            .into_iter()
+            .map(|r| LineReading {
+                candidates: r
+                    .candidates()
+                    .into_iter()
+                    .map(|(text, confidence)| post::Candidate { text, confidence })
+                    .collect(),
+            })
+            .collect())
+    }
+
+    fn is_ready(&self) -> bool {
+        crate::recognizer::BatcherHandle::is_ready(self)
+    }
+}
+
 /// Width of every rectified card; the height follows the layout's aspect.
 pub const CARD_WIDTH: u32 = 1000;
 

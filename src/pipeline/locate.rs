@@ -80,11 +80,16 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
     // The thumbnail is not exactly `scale` on both axes; map back per axis.
     let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
     let grey = imageops::grayscale(image);
-    let field = if std::env::var("HAWIYA_POOL").is_ok() { GradientField::pooled(&grey, sw, sh) } else { GradientField::new(&small) };
+    let field = if std::env::var("HAWIYA_POOL").is_ok() {
+        GradientField::pooled(&grey, sw, sh)
+    } else {
+        GradientField::new(&small)
+    };
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
     let hough = best_quad(&field, config);
-    let edges = (std::env::var("HAWIYA_REGION_EDGES").is_ok()).then(|| GradientField::pooled(&grey, sw, sh));
+    let edges = (std::env::var("HAWIYA_REGION_EDGES").is_ok())
+        .then(|| GradientField::pooled(&grey, sw, sh));
     let region = region_quad(&colour, edges.as_ref(), config).map(|quad| {
         let refined = refine(&field, quad);
         let score = score_quad(&field, &refined, config).unwrap_or(0.0);
@@ -99,7 +104,11 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
             match (region, hough) {
                 (Some(r), Some(h)) => {
                     let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
-                    if r.1 >= 0.3 && rank(&r) >= 0.8 * rank(&h) { Some(r) } else { Some(h) }
+                    if r.1 >= 0.3 && rank(&r) >= 0.8 * rank(&h) {
+                        Some(r)
+                    } else {
+                        Some(h)
+                    }
                 }
                 (r, h) => h.or(r),
             }
@@ -119,7 +128,11 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
             let quad = Quad {
                 corners: quad.corners.map(|p| Point::new(p.x * fx, p.y * fy)),
             };
-            let quad = if std::env::var("HAWIYA_NOFIT").is_ok() { quad } else { fit_sides(&grey, quad, 4.0 * fx.max(fy)) };
+            let quad = if std::env::var("HAWIYA_NOFIT").is_ok() {
+                quad
+            } else {
+                fit_sides(&grey, quad, 4.0 * fx.max(fy))
+            };
             Some(Located {
                 quad: landscape(quad),
                 method: LocateMethod::Edges,
@@ -140,7 +153,11 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
 /// document (or its shadow), and so is everything they enclose, found by flooding
 /// the surface in from the border. The largest such region, if it is solid and
 /// has a document's shape, gives the outline.
-fn region_quad(image: &RgbImage, edges: Option<&GradientField>, config: &LocateConfig) -> Option<Quad> {
+fn region_quad(
+    image: &RgbImage,
+    edges: Option<&GradientField>,
+    config: &LocateConfig,
+) -> Option<Quad> {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let px = image.as_raw();
     let band = ((w.min(h) as f32 * 0.02) as usize).max(2);
@@ -159,7 +176,12 @@ fn region_quad(image: &RgbImage, edges: Option<&GradientField>, config: &LocateC
         *values.select_nth_unstable(mid).1
     };
     let surface = [median(0), median(1), median(2)];
-    let distance = |p: [u8; 3]| (0..3).map(|c| (i32::from(p[c]) - i32::from(surface[c])).abs()).max().unwrap_or(0);
+    let distance = |p: [u8; 3]| {
+        (0..3)
+            .map(|c| (i32::from(p[c]) - i32::from(surface[c])).abs())
+            .max()
+            .unwrap_or(0)
+    };
     let mut spread: Vec<i32> = border.iter().map(|p| distance(*p)).collect();
     let at = spread.len() * 9 / 10;
     let noise = *spread.select_nth_unstable(at).1;
@@ -182,7 +204,12 @@ fn region_quad(image: &RgbImage, edges: Option<&GradientField>, config: &LocateC
     for y in 1..h - 1 {
         for x in 1..w - 1 {
             if !foreground[y * w + x] {
-                let neighbours = [y * w + x - 1, y * w + x + 1, (y - 1) * w + x, (y + 1) * w + x];
+                let neighbours = [
+                    y * w + x - 1,
+                    y * w + x + 1,
+                    (y - 1) * w + x,
+                    (y + 1) * w + x,
+                ];
                 closed[y * w + x] = neighbours.iter().filter(|&&n| foreground[n]).count() >= 2;
             }
         }
@@ -234,7 +261,12 @@ fn region_quad(image: &RgbImage, edges: Option<&GradientField>, config: &LocateC
         while let Some(i) = stack.pop() {
             size += 1;
             let (x, y) = (i % w, i / w);
-            for (ok, n) in [(x > 0, i.wrapping_sub(1)), (x + 1 < w, i + 1), (y > 0, i.wrapping_sub(w)), (y + 1 < h, i + w)] {
+            for (ok, n) in [
+                (x > 0, i.wrapping_sub(1)),
+                (x + 1 < w, i + 1),
+                (y > 0, i.wrapping_sub(w)),
+                (y + 1 < h, i + w),
+            ] {
                 if ok && !surface_mask[n] && label[n] == 0 {
                     label[n] = next;
                     stack.push(n);
@@ -254,7 +286,10 @@ fn region_quad(image: &RgbImage, edges: Option<&GradientField>, config: &LocateC
     let mut points = Vec::new();
     for y in 0..h {
         let row = &label[y * w..(y + 1) * w];
-        if let (Some(x0), Some(x1)) = (row.iter().position(|&l| l == id), row.iter().rposition(|&l| l == id)) {
+        if let (Some(x0), Some(x1)) = (
+            row.iter().position(|&l| l == id),
+            row.iter().rposition(|&l| l == id),
+        ) {
             points.push(imageproc::point::Point::new(x0 as i32, y as i32));
             points.push(imageproc::point::Point::new(x1 as i32 + 1, y as i32));
         }
@@ -263,7 +298,9 @@ fn region_quad(image: &RgbImage, edges: Option<&GradientField>, config: &LocateC
     let quad = quad_of_hull(&hull)?;
     // A document region fills its outline; a region that does not (two objects,
     // a shadow wedge, a leak into the surface) is no outline.
-    if (size as f32) < 0.88 * quad.area() || score_shape(&quad, w as f32, h as f32, config).is_none() {
+    if (size as f32) < 0.88 * quad.area()
+        || score_shape(&quad, w as f32, h as f32, config).is_none()
+    {
         return None;
     }
     Some(quad)
@@ -281,7 +318,8 @@ fn quad_of_hull(hull: &[imageproc::point::Point<i32>]) -> Option<Quad> {
         let simplified = imageproc::geometry::approximate_polygon_dp(hull, epsilon, true);
         match simplified.len() {
             4 => {
-                let corners = [0, 1, 2, 3].map(|i| Point::new(simplified[i].x as f32, simplified[i].y as f32));
+                let corners = [0, 1, 2, 3]
+                    .map(|i| Point::new(simplified[i].x as f32, simplified[i].y as f32));
                 return Some(Quad { corners });
             }
             n if n < 4 => return None,
@@ -337,9 +375,13 @@ fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
         for k in 0..count {
             let t = 0.08 + 0.84 * k as f32 / (count - 1) as f32;
             let p = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
-            let profile: Vec<(f32, f32)> =
-                (-steps..=steps).filter_map(|o| derivative(p, o as f32).map(|d| (o as f32, d))).collect();
-            if let Some(&(_, d)) = profile.iter().max_by(|x, y| x.1.abs().total_cmp(&y.1.abs())) {
+            let profile: Vec<(f32, f32)> = (-steps..=steps)
+                .filter_map(|o| derivative(p, o as f32).map(|d| (o as f32, d)))
+                .collect();
+            if let Some(&(_, d)) = profile
+                .iter()
+                .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+            {
                 polarity += d;
             }
             profiles.push((p, profile));
@@ -347,7 +389,8 @@ fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
         let sign = polarity.signum();
         let mut points: Vec<Point> = Vec::new();
         for (p, profile) in &profiles {
-            let Some(i) = (0..profile.len()).max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
+            let Some(i) = (0..profile.len())
+                .max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
             else {
                 continue;
             };
@@ -360,7 +403,11 @@ fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
                 let (l, r) = (profile[i - 1].1 * sign, profile[i + 1].1 * sign);
                 let m = d * sign;
                 let denom = l - 2.0 * m + r;
-                if denom.abs() > 1e-6 { o + 0.5 * (l - r) / denom } else { o }
+                if denom.abs() > 1e-6 {
+                    o + 0.5 * (l - r) / denom
+                } else {
+                    o
+                }
             } else {
                 o
             };
@@ -371,9 +418,15 @@ fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
         }
         let mut fitted = fit_line(&points);
         for _ in 0..2 {
-            let Some((centre, (dx, dy))) = fitted else { break };
+            let Some((centre, (dx, dy))) = fitted else {
+                break;
+            };
             let residual = |p: &Point| ((p.x - centre.x) * -dy + (p.y - centre.y) * dx).abs();
-            let kept: Vec<Point> = points.iter().copied().filter(|p| residual(p) <= 1.5).collect();
+            let kept: Vec<Point> = points
+                .iter()
+                .copied()
+                .filter(|p| residual(p) <= 1.5)
+                .collect();
             if kept.len() < count / 3 {
                 break;
             }
@@ -400,7 +453,10 @@ fn fit_line(points: &[Point]) -> Option<(Point, (f32, f32))> {
         return None;
     }
     let n = points.len() as f32;
-    let (mx, my) = (points.iter().map(|p| p.x).sum::<f32>() / n, points.iter().map(|p| p.y).sum::<f32>() / n);
+    let (mx, my) = (
+        points.iter().map(|p| p.x).sum::<f32>() / n,
+        points.iter().map(|p| p.y).sum::<f32>() / n,
+    );
     let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
     for p in points {
         let (dx, dy) = (p.x - mx, p.y - my);
@@ -433,7 +489,11 @@ fn aspect_error(quad: &Quad, config: &LocateConfig) -> f32 {
     let horizontal = c[0].distance(c[1]) + c[2].distance(c[3]);
     let vertical = c[1].distance(c[2]) + c[3].distance(c[0]);
     let aspect = horizontal.max(vertical) / horizontal.min(vertical).max(1e-3);
-    config.document_aspects.iter().map(|a| (aspect / a).ln().abs()).fold(f32::INFINITY, f32::min)
+    config
+        .document_aspects
+        .iter()
+        .map(|a| (aspect / a).ln().abs())
+        .fold(f32::INFINITY, f32::min)
 }
 
 /// Pushes a side outwards onto the outermost roughly parallel edge backed along
@@ -451,7 +511,10 @@ fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
         let prev = (c[(i + 3) % 4], c[i]);
         let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
         let len = a.distance(b).max(1.0);
-        let centroid = Point::new(c.iter().map(|p| p.x).sum::<f32>() / 4.0, c.iter().map(|p| p.y).sum::<f32>() / 4.0);
+        let centroid = Point::new(
+            c.iter().map(|p| p.x).sum::<f32>() / 4.0,
+            c.iter().map(|p| p.y).sum::<f32>() / 4.0,
+        );
         let (mut nx, mut ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
         let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
         if (mid.x - centroid.x) * nx + (mid.y - centroid.y) * ny < 0.0 {
@@ -466,15 +529,24 @@ fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
         while da <= reach {
             let mut db = (da - tilt).max(0.0);
             while db <= da + tilt {
-                let line = (Point::new(a.x + nx * da, a.y + ny * da), Point::new(b.x + nx * db, b.y + ny * db));
-                if let (Some(p), Some(q)) = (intersect_lines(prev, line), intersect_lines(line, next)) {
+                let line = (
+                    Point::new(a.x + nx * da, a.y + ny * da),
+                    Point::new(b.x + nx * db, b.y + ny * db),
+                );
+                if let (Some(p), Some(q)) =
+                    (intersect_lines(prev, line), intersect_lines(line, next))
+                {
                     let shift = (da + db) / 2.0;
-                    if best.as_ref().is_none_or(|(s, _)| shift > *s) && side_support(field, p, q, threshold) >= GROW_SUPPORT {
+                    if best.as_ref().is_none_or(|(s, _)| shift > *s)
+                        && side_support(field, p, q, threshold) >= GROW_SUPPORT
+                    {
                         let mut corners = c;
                         corners[i] = p;
                         corners[(i + 1) % 4] = q;
                         let grown = Quad { corners };
-                        if aspect_error(&grown, config) < before - 0.02 && score_quad(field, &grown, config).is_some() {
+                        if aspect_error(&grown, config) < before - 0.02
+                            && score_quad(field, &grown, config).is_some()
+                        {
                             best = Some((shift, grown));
                         }
                     }
@@ -494,7 +566,10 @@ fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
 fn score_shape(quad: &Quad, w: f32, h: f32, config: &LocateConfig) -> Option<()> {
     let margin = 0.04 * w.max(h);
     let c = quad.corners;
-    if c.iter().any(|p| p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin) || !is_convex(quad) {
+    if c.iter()
+        .any(|p| p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin)
+        || !is_convex(quad)
+    {
         return None;
     }
     if quad.area() / (w * h) < config.min_area_fraction {
@@ -503,7 +578,9 @@ fn score_shape(quad: &Quad, w: f32, h: f32, config: &LocateConfig) -> Option<()>
     let horizontal = c[0].distance(c[1]) + c[2].distance(c[3]);
     let vertical = c[1].distance(c[2]) + c[3].distance(c[0]);
     let aspect = horizontal.max(vertical) / horizontal.min(vertical).max(1e-3);
-    (config.min_aspect..=config.max_aspect).contains(&aspect).then_some(())
+    (config.min_aspect..=config.max_aspect)
+        .contains(&aspect)
+        .then_some(())
 }
 
 /// Orders the corners clockwise with the long side first, starting from the corner
@@ -598,7 +675,13 @@ impl GradientField {
         for m in mag.iter_mut() {
             *m = m.sqrt() / 8.0;
         }
-        GradientField { width, height, gx, gy, mag }
+        GradientField {
+            width,
+            height,
+            gx,
+            gy,
+            mag,
+        }
     }
 
     /// Gradient at the nearest pixel, zero outside.
@@ -1103,24 +1186,44 @@ mod probe {
     #[ignore]
     fn probe() {
         let path = std::env::var("LOCATE_PROBE").unwrap();
-        let t: Vec<f32> = std::env::var("LOCATE_TRUTH").unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+        let t: Vec<f32> = std::env::var("LOCATE_TRUTH")
+            .unwrap()
+            .split(',')
+            .map(|v| v.parse().unwrap())
+            .collect();
         let image = image::open(path).unwrap().to_rgb8();
         let (w, h) = image.dimensions();
         let scale = 480.0 / w.max(h) as f32;
-        let (sw, sh) = ((w as f32 * scale).round() as u32, (h as f32 * scale).round() as u32);
+        let (sw, sh) = (
+            (w as f32 * scale).round() as u32,
+            (h as f32 * scale).round() as u32,
+        );
         let small = imageops::thumbnail(&imageops::grayscale(&image), sw, sh);
         let field = GradientField::new(&small);
         let thr = edge_threshold(&field);
         eprintln!("threshold {thr}");
         for l in hough_lines(&field, 20) {
-            eprintln!("line θ {:.0} ρ {:.0} votes {:.0}", l.theta.to_degrees(), l.rho, l.votes);
+            eprintln!(
+                "line θ {:.0} ρ {:.0} votes {:.0}",
+                l.theta.to_degrees(),
+                l.rho,
+                l.votes
+            );
         }
         let (fx, fy) = (sw as f32 / w as f32, sh as f32 / h as f32);
-        let truth = Quad { corners: [0, 1, 2, 3].map(|i| Point::new(t[2 * i] * fx, t[2 * i + 1] * fy)) };
-        eprintln!("truth score {:?}", score_quad(&field, &truth, &LocateConfig::default()));
+        let truth = Quad {
+            corners: [0, 1, 2, 3].map(|i| Point::new(t[2 * i] * fx, t[2 * i + 1] * fy)),
+        };
+        eprintln!(
+            "truth score {:?}",
+            score_quad(&field, &truth, &LocateConfig::default())
+        );
         for i in 0..4 {
             let c = truth.corners;
-            eprintln!("side {i}: {}", side_support(&field, c[i], c[(i + 1) % 4], thr));
+            eprintln!(
+                "side {i}: {}",
+                side_support(&field, c[i], c[(i + 1) % 4], thr)
+            );
             let (a, b) = (c[i], c[(i + 1) % 4]);
             let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
             let len = a.distance(b);

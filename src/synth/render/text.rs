@@ -56,6 +56,18 @@ pub struct TextMask {
     pub ink: [i32; 4],
 }
 
+/// The invisible mark (RLM or LRM) of the direction of the first strong letter of
+/// `text`, when weak characters come before it; `None` when the text starts strong.
+fn direction_mark(text: &str) -> Option<char> {
+    let first_letter = text.chars().position(char::is_alphabetic)?;
+    if first_letter == 0 {
+        return None;
+    }
+    let letter = text.chars().nth(first_letter)?;
+    let rtl = matches!(letter, '\u{0590}'..='\u{08FF}' | '\u{FB1D}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFF}');
+    Some(if rtl { '\u{200F}' } else { '\u{200E}' })
+}
+
 /// Per-thread shaping and rasterising state.
 pub struct TextEngine {
     library: &'static FontLibrary,
@@ -124,6 +136,19 @@ impl TextEngine {
     /// Shapes `text` in `font` at `px` pixels per em, drawing each character the font
     /// lacks with a fallback font (see [`FontLibrary::resolve`]).
     pub fn shape(&mut self, text: &str, font: FontId, px: f32) -> ShapedLine {
+        // cosmic-text drops a line's leading run of weak characters (digits, punctuation)
+        // when they precede the first strong letter, e.g. the house number of
+        // `٢٩ ش شبرا`. Opening the line with an invisible mark of the paragraph's
+        // direction keeps that run; the mark's glyph is dropped below.
+        let mark = direction_mark(text);
+        let anchored;
+        let (text, offset) = match mark {
+            Some(mark) => {
+                anchored = format!("{mark}{text}");
+                (anchored.as_str(), mark.len_utf8())
+            }
+            None => (text, 0),
+        };
         let mut attrs = AttrsList::new(&self.attrs(font));
         let resolved = self.library.resolve(text, font);
         let mut i = 0;
@@ -145,14 +170,14 @@ impl TextEngine {
         let mut width = 0.0;
         for line in &lines {
             width = line.w;
-            for g in &line.glyphs {
+            for g in line.glyphs.iter().filter(|g| g.start >= offset) {
                 let physical = g.physical((0.0, 0.0), 1.0);
                 glyphs.push(PlacedGlyph {
                     key: physical.cache_key,
                     x: physical.x,
                     y: physical.y,
-                    start: g.start,
-                    end: g.end,
+                    start: g.start - offset,
+                    end: g.end - offset,
                 });
             }
         }
@@ -276,4 +301,37 @@ pub fn with_engine<R>(f: impl FnOnce(&mut TextEngine) -> R) -> Result<R, FontErr
         let engine = slot.get_or_insert_with(|| TextEngine::new(library));
         f(engine)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Byte ranges of the source text that some glyph covers, in ascending order.
+    fn covered(text: &str) -> Vec<(usize, usize)> {
+        let library = FontLibrary::global().expect("fonts installed");
+        let font = library.ids().next().expect("at least one font");
+        let mut ranges: Vec<(usize, usize)> = with_engine(|engine| {
+            let line = engine.shape(text, font, 32.0);
+            line.glyphs.iter().map(|g| (g.start, g.end)).collect()
+        })
+        .expect("engine");
+        ranges.sort_unstable();
+        ranges.dedup();
+        ranges
+    }
+
+    #[test]
+    fn keeps_a_leading_number_before_arabic_words() {
+        for text in ["٢٩ ش شبرا", "29 ش شبرا", "- القاهرة", "٢٠٢٤/٠٨/١٢ البطاقة"]
+        {
+            let ranges = covered(text);
+            assert_eq!(ranges.first().map(|r| r.0), Some(0), "{text}: {ranges:?}");
+            assert_eq!(
+                ranges.last().map(|r| r.1),
+                Some(text.len()),
+                "{text}: {ranges:?}"
+            );
+        }
+    }
 }
