@@ -232,6 +232,15 @@ impl Pipeline {
         let crops = read::cut_lines(&card, &regions);
         timer.lap("cut_lines");
 
+        // Debugging aid: HAWIYA_DUMP_CROPS=<dir> writes the card and every crop.
+        if let Ok(dir) = std::env::var("HAWIYA_DUMP_CROPS") {
+            let dir = std::path::Path::new(&dir);
+            let _ = std::fs::create_dir_all(dir);
+            let _ = card.save(dir.join("card.png"));
+            for crop in &crops {
+                let _ = crop.image.save(dir.join(format!("{}.png", crop.key)));
+            }
+        }
         let keys: Vec<String> = crops.iter().map(|c| c.key.clone()).collect();
         let readings = self
             .recognizer

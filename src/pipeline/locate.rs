@@ -76,43 +76,32 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
         ((h as f32 * scale).round() as u32).max(8),
     );
     let colour = imageops::thumbnail(image, sw, sh);
-    let small = imageops::thumbnail(&imageops::grayscale(image), sw, sh);
     // The thumbnail is not exactly `scale` on both axes; map back per axis.
     let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
     let grey = imageops::grayscale(image);
-    let field = if std::env::var("HAWIYA_POOL").is_ok() {
-        GradientField::pooled(&grey, sw, sh)
-    } else {
-        GradientField::new(&small)
-    };
+    // Thin printed outlines survive max-pooling of full-resolution gradients, where
+    // averaging the image down first would wash them out.
+    let field = GradientField::pooled(&grey, sw, sh);
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
     let hough = best_quad(&field, config);
-    let edges = (std::env::var("HAWIYA_REGION_EDGES").is_ok())
-        .then(|| GradientField::pooled(&grey, sw, sh));
-    let region = region_quad(&colour, edges.as_ref(), config).map(|quad| {
+    let region = region_quad(&colour, config).map(|quad| {
         let refined = refine(&field, quad);
         let score = score_quad(&field, &refined, config).unwrap_or(0.0);
         (refined, score)
     });
-    let best = match std::env::var("HAWIYA_LOCATE").as_deref() {
-        Ok("hough") => hough,
-        Ok("region") => region.or(hough),
-        _ => {
-            // Both compete: the region outline wins when its edges are at least
-            // partly backed, or when the edge search found nothing.
-            match (region, hough) {
-                (Some(r), Some(h)) => {
-                    let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
-                    if r.1 >= 0.3 && rank(&r) >= 0.8 * rank(&h) {
-                        Some(r)
-                    } else {
-                        Some(h)
-                    }
-                }
-                (r, h) => h.or(r),
+    // Both candidates compete: the region outline wins when its edges are partly
+    // backed and it is not much smaller than the edge search's outline.
+    let best = match (region, hough) {
+        (Some(r), Some(h)) => {
+            let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
+            if r.1 >= 0.3 && rank(&r) >= 0.8 * rank(&h) {
+                Some(r)
+            } else {
+                Some(h)
             }
         }
+        (r, h) => h.or(r),
     };
     // An image cropped to the card shows no outline, only the card's inner
     // rectangles; it is recognised by its own shape. Photos' 4:3 and 3:2 frames
@@ -128,11 +117,7 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
             let quad = Quad {
                 corners: quad.corners.map(|p| Point::new(p.x * fx, p.y * fy)),
             };
-            let quad = if std::env::var("HAWIYA_NOFIT").is_ok() {
-                quad
-            } else {
-                fit_sides(&grey, quad, 4.0 * fx.max(fy))
-            };
+            let quad = fit_sides(&grey, quad, 4.0 * fx.max(fy));
             Some(Located {
                 quad: landscape(quad),
                 method: LocateMethod::Edges,
@@ -153,11 +138,7 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
 /// document (or its shadow), and so is everything they enclose, found by flooding
 /// the surface in from the border. The largest such region, if it is solid and
 /// has a document's shape, gives the outline.
-fn region_quad(
-    image: &RgbImage,
-    edges: Option<&GradientField>,
-    config: &LocateConfig,
-) -> Option<Quad> {
+fn region_quad(image: &RgbImage, config: &LocateConfig) -> Option<Quad> {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let px = image.as_raw();
     let band = ((w.min(h) as f32 * 0.02) as usize).max(2);
@@ -190,14 +171,8 @@ fn region_quad(
         return None;
     }
     let threshold = (noise + 6).max(10);
-    // Strong edges count as document too: a card as pale as the paper is still
-    // enclosed by its printed outline.
-    let edge_level = edges.map(|f| (f, edge_threshold(f)));
     let mut foreground: Vec<bool> = (0..w * h)
-        .map(|i| {
-            distance([px[i * 3], px[i * 3 + 1], px[i * 3 + 2]]) > threshold
-                || edge_level.is_some_and(|(f, t)| f.width == w && f.mag[i] > t)
-        })
+        .map(|i| distance([px[i * 3], px[i * 3 + 1], px[i * 3 + 2]]) > threshold)
         .collect();
     // Close one-pixel gaps in a faint outline before flooding.
     let mut closed = foreground.clone();
@@ -616,35 +591,6 @@ struct GradientField {
 }
 
 impl GradientField {
-    fn new(image: &GrayImage) -> GradientField {
-        let (width, height) = (image.width() as usize, image.height() as usize);
-        let blurred = imageproc::filter::gaussian_blur_f32(image, 1.0);
-        let px = blurred.as_raw();
-        let at = |x: usize, y: usize| f32::from(px[y * width + x]);
-        let mut gx = vec![0f32; width * height];
-        let mut gy = vec![0f32; width * height];
-        let mut mag = vec![0f32; width * height];
-        for y in 1..height.saturating_sub(1) {
-            for x in 1..width - 1 {
-                let dx = (at(x + 1, y - 1) + 2.0 * at(x + 1, y) + at(x + 1, y + 1))
-                    - (at(x - 1, y - 1) + 2.0 * at(x - 1, y) + at(x - 1, y + 1));
-                let dy = (at(x - 1, y + 1) + 2.0 * at(x, y + 1) + at(x + 1, y + 1))
-                    - (at(x - 1, y - 1) + 2.0 * at(x, y - 1) + at(x + 1, y - 1));
-                let i = y * width + x;
-                gx[i] = dx / 8.0;
-                gy[i] = dy / 8.0;
-                mag[i] = (dx * dx + dy * dy).sqrt() / 8.0;
-            }
-        }
-        GradientField {
-            width,
-            height,
-            gx,
-            gy,
-            mag,
-        }
-    }
-
     /// Sobel gradient of the full-resolution image, max-pooled onto a `sw`×`sh`
     /// grid: a card's thin printed outline survives, where averaging the image
     /// down first would wash it out.
@@ -874,14 +820,10 @@ fn best_quad(field: &GradientField, config: &LocateConfig) -> Option<(Quad, f32)
         }
     }
     let (quad, score) = best?;
-    let (quad, score) = if std::env::var("HAWIYA_GROW").is_ok() {
-        let grown = grow(field, quad, config);
-        match score_quad(field, &grown, config) {
-            Some(s) if grown != quad && s >= 0.8 * config.min_score => (grown, s),
-            _ => (quad, score),
-        }
-    } else {
-        (quad, score)
+    let grown = grow(field, quad, config);
+    let (quad, score) = match score_quad(field, &grown, config) {
+        Some(s) if grown != quad && s >= 0.8 * config.min_score => (grown, s),
+        _ => (quad, score),
     };
     let refined = refine(field, quad);
     match score_quad(field, &refined, config) {
@@ -1198,8 +1140,7 @@ mod probe {
             (w as f32 * scale).round() as u32,
             (h as f32 * scale).round() as u32,
         );
-        let small = imageops::thumbnail(&imageops::grayscale(&image), sw, sh);
-        let field = GradientField::new(&small);
+        let field = GradientField::pooled(&imageops::grayscale(&image), sw, sh);
         let thr = edge_threshold(&field);
         eprintln!("threshold {thr}");
         for l in hough_lines(&field, 20) {
@@ -1238,7 +1179,7 @@ mod probe {
         }
         eprintln!("best {:?}", best_quad(&field, &LocateConfig::default()));
         let colour = imageops::thumbnail(&image, sw, sh);
-        let region = region_quad(&colour, None, &LocateConfig::default());
+        let region = region_quad(&colour, &LocateConfig::default());
         eprintln!("region {:?}", region);
         eprintln!("refined {:?}", region.map(|q| refine(&field, q)));
         eprintln!("truth {:?}", truth);
