@@ -142,14 +142,15 @@ fn geometry(
     };
     lap("decode", &mut timings);
     let truth = record.quad_in(image.width(), image.height());
-    let Some(found) = locate::locate(&image, &LocateConfig::default()) else {
+    let candidates = locate::candidates(&image, &LocateConfig::default());
+    let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
+    let Some((chosen, class)) = classifier.pick(&image, &quads) else {
         outcome.error = Some("NO_DOCUMENT_FOUND".into());
         outcome.timings = timings;
         return Ok(outcome);
     };
-    lap("locate", &mut timings);
-    let class = classifier.classify(&image, &found.quad);
-    lap("classify", &mut timings);
+    let found = candidates[chosen];
+    lap("locate_classify", &mut timings);
     let read_as = if class.upside_down {
         found.quad.turned(2)
     } else {

@@ -222,6 +222,16 @@ impl Classifier {
         self.decide(&features(image, quad))
     }
 
+    /// Of several candidate outlines, the one the model is surest holds a document,
+    /// with its decision; `None` when there are no candidates.
+    pub fn pick(&self, image: &RgbImage, quads: &[Quad]) -> Option<(usize, Classification)> {
+        quads
+            .iter()
+            .map(|quad| self.classify(image, quad))
+            .enumerate()
+            .max_by(|a, b| a.1.confidence.total_cmp(&b.1.confidence))
+    }
+
     pub fn decide(&self, features: &[f32]) -> Classification {
         let p = self.probabilities(features);
         let (best, confidence) = p

@@ -184,13 +184,18 @@ impl Pipeline {
         trace.image_size = Some(image.dimensions());
         timer.lap("decode");
 
-        let located =
-            locate::locate(&image, &self.config.locate).ok_or(ExtractError::NoDocumentFound)?;
-        trace.quad = Some(located.quad);
-        trace.locate_method = Some(located.method);
+        let candidates = locate::candidates(&image, &self.config.locate);
         timer.lap("locate");
 
-        let class = self.classifier.classify(&image, &located.quad);
+        // The classifier picks the outline it is surest holds a document.
+        let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
+        let (chosen, class) = self
+            .classifier
+            .pick(&image, &quads)
+            .ok_or(ExtractError::NoDocumentFound)?;
+        let located = candidates[chosen];
+        trace.quad = Some(located.quad);
+        trace.locate_method = Some(located.method);
         trace.classification = Some(class);
         if let Some(requested) = id_type
             && !requested.accepts(class.kind)

@@ -31,6 +31,8 @@ pub struct LocateConfig {
     /// In an image of a document's own shape, an outline smaller than this share
     /// of it is taken for a rectangle printed on the document.
     pub inner_area_fraction: f32,
+    /// Most outlines handed to the classifier to choose from.
+    pub max_candidates: usize,
 }
 
 impl Default for LocateConfig {
@@ -43,6 +45,7 @@ impl Default for LocateConfig {
             min_score: 0.5,
             document_aspects: vec![85.60 / 53.98, 125.0 / 88.0],
             inner_area_fraction: 0.3,
+            max_candidates: 1,
         }
     }
 }
@@ -69,6 +72,13 @@ pub struct Located {
 
 /// Finds the document in `image`; `None` when nothing document-shaped is there.
 pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
+    candidates(image, config).into_iter().next()
+}
+
+/// Outlines that may be the document, most likely first (at most
+/// `config.max_candidates`). The classifier, which knows what documents look
+/// like, picks among them.
+pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let (w, h) = image.dimensions();
     let scale = config.work_side as f32 / w.max(h) as f32;
     let (sw, sh) = (
@@ -82,27 +92,20 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
     // Thin printed outlines survive max-pooling of full-resolution gradients, where
     // averaging the image down first would wash them out.
     let field = GradientField::pooled(&grey, sw, sh);
+    let mut found = best_quads(&field, config, config.max_candidates);
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
-    let hough = best_quad(&field, config);
-    let region = region_quad(&colour, config).map(|quad| {
+    if let Some(quad) = region_quad(&colour, config) {
         let refined = refine(&field, quad);
         let score = score_quad(&field, &refined, config).unwrap_or(0.0);
-        (refined, score)
-    });
-    // Both candidates compete: the region outline wins when its edges are partly
-    // backed and it is not much smaller than the edge search's outline.
-    let best = match (region, hough) {
-        (Some(r), Some(h)) => {
-            let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
-            if r.1 >= 0.3 && rank(&r) >= 0.8 * rank(&h) {
-                Some(r)
-            } else {
-                Some(h)
-            }
-        }
-        (r, h) => h.or(r),
-    };
+        let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
+        // First when its edges are partly backed and it is not much smaller than
+        // the edge search's best outline.
+        let first = found
+            .first()
+            .is_none_or(|best| score >= 0.3 && rank(&(refined, score)) >= 0.8 * rank(best));
+        found.insert(if first { 0 } else { found.len().min(1) }, (refined, score));
+    }
     // An image cropped to the card shows no outline, only the card's inner
     // rectangles; it is recognised by its own shape. Photos' 4:3 and 3:2 frames
     // fall outside the tolerance.
@@ -112,24 +115,30 @@ pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
         .iter()
         .any(|&a| (aspect / a - 1.0).abs() <= 0.045);
     let inner = |quad: &Quad| quad.area() / (sw * sh) as f32 <= config.inner_area_fraction;
-    match best {
-        Some((quad, score)) if !(card_shaped && inner(&quad)) => {
+    let mut located: Vec<Located> = found
+        .into_iter()
+        .filter(|(quad, _)| !(card_shaped && inner(quad)))
+        .map(|(quad, score)| {
             let quad = Quad {
                 corners: quad.corners.map(|p| Point::new(p.x * fx, p.y * fy)),
             };
             let quad = fit_sides(&grey, quad, 4.0 * fx.max(fy));
-            Some(Located {
+            Located {
                 quad: landscape(quad),
                 method: LocateMethod::Edges,
                 score,
-            })
-        }
-        _ => card_shaped.then(|| Located {
+            }
+        })
+        .collect();
+    located.truncate(config.max_candidates);
+    if card_shaped && located.is_empty() {
+        located.push(Located {
             quad: landscape(Quad::full(w, h)),
             method: LocateMethod::WholeImage,
             score: 0.0,
-        }),
+        });
     }
+    located
 }
 
 /// The document as the region that differs from the surface around it.
@@ -765,8 +774,9 @@ fn angle_between(a: &Line, b: &Line) -> f32 {
     d.min(std::f32::consts::PI - d)
 }
 
-/// Combines parallel pairs of the strongest lines into quads and keeps the best.
-fn best_quad(field: &GradientField, config: &LocateConfig) -> Option<(Quad, f32)> {
+/// Combines parallel pairs of the strongest lines into quads; the `max` best
+/// distinct ones, best first.
+fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(Quad, f32)> {
     let lines = hough_lines(field, 14);
     let (w, h) = (field.width as f32, field.height as f32);
     let min_gap = 0.12 * w.min(h);
@@ -795,7 +805,7 @@ fn best_quad(field: &GradientField, config: &LocateConfig) -> Option<(Quad, f32)
     // Among well-supported outlines the largest wins: a card holds rectangles of
     // its own (photo, text blocks) that are as crisp as its outline.
     let rank = |quad: &Quad, score: f32| score * (quad.area() / (w * h)).sqrt();
-    let mut best: Option<(Quad, f32)> = None;
+    let mut found: Vec<(Quad, f32)> = Vec::new();
     for (i, p) in pairs.iter().enumerate() {
         for q in &pairs[i + 1..] {
             let cross = angle_between(&p.0, &q.0);
@@ -808,28 +818,44 @@ fn best_quad(field: &GradientField, config: &LocateConfig) -> Option<(Quad, f32)
             let Some(score) = score_quad(field, &quad, config) else {
                 continue;
             };
-            if score < config.min_score {
-                continue;
-            }
-            if best
-                .as_ref()
-                .is_none_or(|(b, s)| rank(&quad, score) > rank(b, *s))
-            {
-                best = Some((quad, score));
+            if score >= config.min_score {
+                found.push((quad, score));
             }
         }
     }
-    let (quad, score) = best?;
-    let grown = grow(field, quad, config);
-    let (quad, score) = match score_quad(field, &grown, config) {
-        Some(s) if grown != quad && s >= 0.8 * config.min_score => (grown, s),
-        _ => (quad, score),
-    };
-    let refined = refine(field, quad);
-    match score_quad(field, &refined, config) {
-        Some(refined_score) if refined_score >= score => Some((refined, refined_score)),
-        _ => Some((quad, score)),
+    found.sort_by(|a, b| rank(&b.0, b.1).total_cmp(&rank(&a.0, a.1)));
+    // Distinct outlines only: near-duplicates come from neighbouring line peaks.
+    let mut distinct: Vec<(Quad, f32)> = Vec::new();
+    for (quad, score) in found {
+        let size = quad.corners[0].distance(quad.corners[2]);
+        let duplicate = distinct.iter().any(|(d, _)| {
+            d.corners
+                .iter()
+                .zip(&quad.corners)
+                .all(|(a, b)| a.distance(*b) < 0.05 * size)
+        });
+        if !duplicate {
+            distinct.push((quad, score));
+        }
+        if distinct.len() == max {
+            break;
+        }
     }
+    distinct
+        .into_iter()
+        .map(|(quad, score)| {
+            let grown = grow(field, quad, config);
+            let (quad, score) = match score_quad(field, &grown, config) {
+                Some(s) if grown != quad && s >= 0.8 * config.min_score => (grown, s),
+                _ => (quad, score),
+            };
+            let refined = refine(field, quad);
+            match score_quad(field, &refined, config) {
+                Some(refined_score) if refined_score >= score => (refined, refined_score),
+                _ => (quad, score),
+            }
+        })
+        .collect()
 }
 
 /// Corners where the two pairs of lines cross, in order around the quad.
@@ -1177,7 +1203,7 @@ mod probe {
                 .collect();
             eprintln!("   normal gradient across mid: {}", profile.join(" "));
         }
-        eprintln!("best {:?}", best_quad(&field, &LocateConfig::default()));
+        eprintln!("best {:?}", best_quads(&field, &LocateConfig::default(), 4));
         let colour = imageops::thumbnail(&image, sw, sh);
         let region = region_quad(&colour, &LocateConfig::default());
         eprintln!("region {:?}", region);
