@@ -2,8 +2,11 @@
 
 pub mod domain;
 pub mod eval;
+pub mod http;
+pub mod keys;
 pub mod layout;
 pub mod pipeline;
 pub mod recognizer;
 pub mod record;
+pub mod store;
 pub mod synth;

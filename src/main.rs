@@ -1,9 +1,18 @@
+use std::sync::Arc;
+
 use clap::Parser;
+use hawiya::http::ServeArgs;
+use hawiya::keys::KeysArgs;
+use hawiya::pipeline::Extractor;
 
 /// hawiya: on-premise reader of Egyptian identity and vehicle documents.
 #[derive(Parser)]
 #[command(name = "hawiya", version, about)]
 enum Command {
+    /// Run the HTTP service (Flow A and Flow B of the SignMeAPI v2 contract).
+    Serve(ServeArgs),
+    /// Manage API keys: add, list, revoke.
+    Keys(KeysArgs),
     /// Generate synthetic documents with ground truth, or text-line crops.
     Synth(hawiya::synth::cli::SynthArgs),
     /// Train the text-line recognizer from scratch on generated crops.
@@ -19,10 +28,31 @@ enum Command {
 
 fn main() -> anyhow::Result<()> {
     match Command::parse() {
+        Command::Serve(args) => serve(args),
+        Command::Keys(args) => args.run(),
         Command::Synth(args) => hawiya::synth::cli::run(args),
         Command::Train(args) => hawiya::recognizer::cli::run_train(args),
         Command::Extract(args) => hawiya::pipeline::cli::run_extract(args),
         Command::Eval(args) => hawiya::eval::run(args),
         Command::TrainClassifier(args) => hawiya::pipeline::cli::run_train_classifier(args),
     }
+}
+
+fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let extractor = document_pipeline()?;
+    tokio::runtime::Runtime::new()?.block_on(hawiya::http::run(args.into(), extractor))?;
+    Ok(())
+}
+
+/// The document pipeline `serve` runs, with the models of `HAWIYA_MODELS`
+/// (default `models/`: classifier.json and recognizer/).
+fn document_pipeline() -> anyhow::Result<Arc<dyn Extractor>> {
+    let models = std::env::var_os("HAWIYA_MODELS").unwrap_or_else(|| "models".into());
+    let pipeline = hawiya::pipeline::cli::load_pipeline(std::path::Path::new(&models))?;
+    Ok(Arc::new(pipeline))
 }

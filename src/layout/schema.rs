@@ -209,6 +209,10 @@ pub enum GraphicKind {
     Plate,
     /// A signature scribble.
     Signature,
+    /// Faint pyramids on a horizon (National ID front background).
+    Pyramids,
+    /// Where the SPECIMEN / عينة mark is printed (every synthetic document has one).
+    Specimen,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -231,6 +235,10 @@ pub struct FieldSpec {
     pub size: FontSize,
     pub script: Script,
     pub category: LineCategory,
+    /// An Egyptian plate: the letters go in the right half of the box and the digits
+    /// in the left half, as on the metal plate.
+    #[serde(default)]
+    pub plate: bool,
 }
 
 impl Layout {

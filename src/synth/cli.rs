@@ -65,7 +65,14 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     if args.lines {
         write_lines(&args)
     } else {
-        anyhow::bail!("document output is not built yet on this branch; use --lines")
+        crate::synth::dataset::write_documents(
+            &args.out,
+            args.kind,
+            args.capture,
+            args.seed,
+            args.start,
+            args.n,
+        )
     }
 }
 

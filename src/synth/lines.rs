@@ -64,7 +64,8 @@ impl LineGenerator {
         rng.set_stream(index);
         let spec = choose_line(&mut rng);
         let font = render::pick_font(self.library, spec.script, &mut rng);
-        let em = uniform(&mut rng, 12.0, 36.0).round();
+        // Even sizes only: half the glyph-cache entries for the same range.
+        let em = (uniform(&mut rng, 6.0, 18.0).round() * 2.0).min(36.0);
         let image = render::with_engine(|engine| draw_line(engine, &spec, font, em, &mut rng))
             .unwrap_or_else(|_| GrayImage::from_pixel(1, 1, image::Luma([255])));
         LineSample {

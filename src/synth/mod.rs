@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod cli;
+pub mod dataset;
 pub mod degrade;
 mod document;
 pub mod identity;

@@ -191,7 +191,12 @@ impl FontLibrary {
         let font = self.font(primary);
         text.char_indices()
             .map(|(i, c)| {
-                let id = if c.is_whitespace() || font.covers(c) {
+                // Spaces and invisible bidi marks stay in the primary font's run so
+                // shaping context (and joining) is not split around them.
+                let id = if c.is_whitespace()
+                    || matches!(c, '\u{200E}' | '\u{200F}')
+                    || font.covers(c)
+                {
                     primary
                 } else {
                     self.fallback_for(primary, c).unwrap_or(primary)

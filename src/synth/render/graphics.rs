@@ -8,11 +8,12 @@ use image::RgbImage;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::paint::{blend, coverage, fill_rounded_rect, stroke};
+use super::paint::{blend, coverage, fill_polygon, fill_rounded_rect, stroke};
 
 /// A box in card pixels: `[x0, y0, x1, y1]`.
 pub type PxRect = [f32; 4];
 
+#[allow(clippy::too_many_arguments)]
 fn ellipse_distance(px: f32, py: f32, cx: f32, cy: f32, rx: f32, ry: f32, angle: f32) -> f32 {
     let (s, c) = angle.sin_cos();
     let (dx, dy) = (px - cx, py - cy);
@@ -21,7 +22,52 @@ fn ellipse_distance(px: f32, py: f32, cx: f32, cy: f32, rx: f32, ry: f32, angle:
     (k - 1.0) * rx.min(ry)
 }
 
-/// An eagle-like seal: ring, spread wings, body, head and a chest shield.
+/// Right half of a stylised eagle with raised wings (unit box, y down, centre at
+/// the origin), top of the head to the tail; the left half mirrors it.
+const EAGLE_RIGHT: [(f32, f32); 31] = [
+    (0.00, -0.64),
+    (0.07, -0.62),
+    (0.11, -0.55),
+    (0.17, -0.52),
+    (0.11, -0.48),
+    (0.08, -0.40),
+    (0.16, -0.37),
+    (0.30, -0.52),
+    (0.45, -0.66),
+    (0.62, -0.78),
+    (0.82, -0.88),
+    (0.76, -0.72),
+    (0.90, -0.67),
+    (0.79, -0.54),
+    (0.91, -0.47),
+    (0.77, -0.36),
+    (0.87, -0.27),
+    (0.69, -0.17),
+    (0.75, -0.07),
+    (0.50, -0.05),
+    (0.30, -0.02),
+    (0.22, 0.05),
+    (0.22, 0.30),
+    (0.16, 0.42),
+    (0.30, 0.62),
+    (0.19, 0.65),
+    (0.12, 0.57),
+    (0.07, 0.71),
+    (0.03, 0.60),
+    (0.01, 0.70),
+    (0.00, 0.66),
+];
+
+/// The chest shield of the eagle (full outline).
+const SHIELD: [(f32, f32); 5] = [
+    (-0.13, -0.28),
+    (0.13, -0.28),
+    (0.13, 0.08),
+    (0.0, 0.20),
+    (-0.13, 0.08),
+];
+
+/// An eagle seal: two rings around a stylised eagle with a chest shield.
 pub fn emblem(img: &mut RgbImage, rect: PxRect, color: [u8; 3], alpha: f32) {
     let [x0, y0, x1, y1] = rect;
     let size = (x1 - x0).min(y1 - y0);
@@ -31,45 +77,42 @@ pub fn emblem(img: &mut RgbImage, rect: PxRect, color: [u8; 3], alpha: f32) {
         for x in x0 as i32..x1.ceil() as i32 {
             let (px, py) = (x as f32 + 0.5, y as f32 + 0.5);
             let d = ((px - cx).powi(2) + (py - cy).powi(2)).sqrt();
-            let ring = coverage((d - r * 0.93).abs() - r * 0.035)
-                .max(coverage((d - r * 0.82).abs() - r * 0.015));
-            let wing_l = ellipse_distance(
-                px,
-                py,
-                cx - r * 0.33,
-                cy - r * 0.08,
-                r * 0.36,
-                r * 0.14,
-                -0.55,
-            );
-            let wing_r = ellipse_distance(
-                px,
-                py,
-                cx + r * 0.33,
-                cy - r * 0.08,
-                r * 0.36,
-                r * 0.14,
-                0.55,
-            );
-            let body = ellipse_distance(px, py, cx, cy + r * 0.08, r * 0.17, r * 0.36, 0.0);
-            let head = ellipse_distance(px, py, cx, cy - r * 0.42, r * 0.1, r * 0.11, 0.0);
-            let tail = ellipse_distance(px, py, cx, cy + r * 0.5, r * 0.2, r * 0.08, 0.0);
-            let bird = coverage(wing_l.min(wing_r).min(body).min(head).min(tail));
-            // Feather cuts across the wings and a lighter shield on the chest.
-            let feathers =
-                if wing_l.min(wing_r) < 0.0 && ((py - cy) / (r * 0.07)).fract().abs() < 0.2 {
-                    0.5
-                } else {
-                    1.0
-                };
-            let shield = ellipse_distance(px, py, cx, cy + r * 0.1, r * 0.1, r * 0.16, 0.0);
-            let shield_cut = if shield < 0.0 { 0.45 } else { 1.0 };
-            let a = ring.max(bird * feathers * shield_cut);
-            if a > 0.0 {
-                blend(img, x, y, color, a * alpha);
+            let ring = coverage((d - r * 0.94).abs() - r * 0.03)
+                .max(coverage((d - r * 0.84).abs() - r * 0.012));
+            if ring > 0.0 {
+                blend(img, x, y, color, ring * alpha);
             }
         }
     }
+    let scale = r * 0.78;
+    let at = |(u, v): (f32, f32)| (cx + u * scale, cy + v * scale);
+    let mut outline: Vec<(f32, f32)> = EAGLE_RIGHT.iter().map(|&p| at(p)).collect();
+    outline.extend(EAGLE_RIGHT.iter().rev().map(|&(u, v)| at((-u, v))));
+    fill_polygon(img, &outline, color, alpha);
+    let shield: Vec<(f32, f32)> = SHIELD.iter().map(|&p| at(p)).collect();
+    fill_polygon(img, &shield, [250, 250, 245], alpha * 0.55);
+    let stripe: Vec<(f32, f32)> = [(-0.04, -0.24), (0.04, -0.24), (0.04, 0.1), (-0.04, 0.1)]
+        .iter()
+        .map(|&p| at(p))
+        .collect();
+    fill_polygon(img, &stripe, color, alpha * 0.6);
+}
+
+/// Three pyramids on a faint horizon line, as on the National ID front.
+pub fn pyramids(img: &mut RgbImage, rect: PxRect, color: [u8; 3], rng: &mut ChaCha8Rng) {
+    let [x0, y0, x1, y1] = rect;
+    let (w, h) = (x1 - x0, y1 - y0);
+    let alpha = rng.random_range(0.05..0.09);
+    let base = y1 - h * 0.05;
+    for (centre, height, half) in [(0.30, 0.85, 0.30), (0.62, 0.65, 0.22), (0.85, 0.40, 0.14)] {
+        let apex = (x0 + w * centre, base - h * height);
+        let tri = [(apex.0 - w * half, base), apex, (apex.0 + w * half, base)];
+        fill_polygon(img, &tri, color, alpha);
+        // The lit face.
+        let face = [(apex.0, base), apex, (apex.0 + w * half, base)];
+        fill_polygon(img, &face, color, alpha * 0.8);
+    }
+    stroke(img, &[(x0, base), (x1, base)], 1.5, color, alpha * 1.5);
 }
 
 /// A large faint emblem with concentric guilloche rings behind it.

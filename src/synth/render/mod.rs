@@ -2,6 +2,7 @@
 //! and the card itself.
 
 pub mod background;
+pub mod document;
 pub mod fonts;
 pub mod graphics;
 pub mod paint;
@@ -16,6 +17,7 @@ use rayon::prelude::*;
 
 use crate::domain::DocumentKind;
 use crate::layout::{self, GraphicKind, Script};
+pub use document::{PrintedLine, RenderedCard, render_card};
 pub use fonts::{FontError, FontId, FontLibrary};
 pub use text::{TextEngine, TextMask, with_engine};
 

@@ -142,6 +142,76 @@ pub fn stroke(img: &mut RgbImage, points: &[(f32, f32)], width: f32, color: [u8;
     }
 }
 
+/// Fills a polygon (non-zero winding irrelevant: even-odd) with anti-aliased edges:
+/// four sub-rows per pixel row and exact horizontal span coverage.
+pub fn fill_polygon(img: &mut RgbImage, points: &[(f32, f32)], color: [u8; 3], alpha: f32) {
+    if points.len() < 3 {
+        return;
+    }
+    const SUB: usize = 4;
+    let min_y = points
+        .iter()
+        .map(|p| p.1)
+        .fold(f32::MAX, f32::min)
+        .floor()
+        .max(0.0) as i32;
+    let max_y = (points.iter().map(|p| p.1).fold(f32::MIN, f32::max).ceil() as i32)
+        .min(img.height() as i32);
+    let min_x = points
+        .iter()
+        .map(|p| p.0)
+        .fold(f32::MAX, f32::min)
+        .floor()
+        .max(0.0) as i32;
+    let max_x =
+        (points.iter().map(|p| p.0).fold(f32::MIN, f32::max).ceil() as i32).min(img.width() as i32);
+    if min_x >= max_x || min_y >= max_y {
+        return;
+    }
+    let width = (max_x - min_x) as usize;
+    let mut row = vec![0.0f32; width + 1];
+    let mut crossings = Vec::new();
+    for y in min_y..max_y {
+        row.iter_mut().for_each(|v| *v = 0.0);
+        for sub in 0..SUB {
+            let sy = y as f32 + (sub as f32 + 0.5) / SUB as f32;
+            crossings.clear();
+            for i in 0..points.len() {
+                let (ax, ay) = points[i];
+                let (bx, by) = points[(i + 1) % points.len()];
+                if (ay <= sy) != (by <= sy) {
+                    crossings.push(ax + (sy - ay) / (by - ay) * (bx - ax));
+                }
+            }
+            crossings.sort_by(f32::total_cmp);
+            for span in crossings.chunks_exact(2) {
+                let (a, b) = (
+                    (span[0] - min_x as f32).max(0.0),
+                    (span[1] - min_x as f32).min(width as f32),
+                );
+                if a >= b {
+                    continue;
+                }
+                let (ia, ib) = (a.floor() as usize, b.floor() as usize);
+                if ia == ib {
+                    row[ia] += (b - a) / SUB as f32;
+                } else {
+                    row[ia] += (ia as f32 + 1.0 - a) / SUB as f32;
+                    for v in &mut row[ia + 1..ib] {
+                        *v += 1.0 / SUB as f32;
+                    }
+                    row[ib] += (b - ib as f32) / SUB as f32;
+                }
+            }
+        }
+        for (i, &cov) in row.iter().enumerate().take(width) {
+            if cov > 0.0 {
+                blend(img, min_x + i as i32, y, color, cov.min(1.0) * alpha);
+            }
+        }
+    }
+}
+
 /// Converts to grey with the usual luma weights.
 pub fn to_gray(img: &RgbImage) -> GrayImage {
     let mut out = GrayImage::new(img.width(), img.height());

@@ -9,15 +9,15 @@ use std::cell::RefCell;
 
 use cosmic_text::fontdb::{self, Family};
 use cosmic_text::{
-    Attrs, AttrsList, CacheKey, FontSystem, Hinting, ShapeLine, Shaping, SwashCache, SwashContent,
-    Wrap,
+    Attrs, AttrsList, CacheKey, CacheKeyFlags, FontSystem, Hinting, ShapeLine, Shaping, SwashCache,
+    SwashContent, Wrap,
 };
 use image::GrayImage;
 
 use super::fonts::{FontError, FontId, FontLibrary};
 
 /// Rasterised glyphs kept per thread before the cache is flushed (bounds memory).
-const GLYPH_CACHE_LIMIT: usize = 60_000;
+const GLYPH_CACHE_LIMIT: usize = 150_000;
 
 /// A glyph ready to draw: its cache key and integer pen position relative to the
 /// line origin (left end of the line, on the baseline).
@@ -131,6 +131,8 @@ impl TextEngine {
             .stretch(face.stretch)
             .style(face.style)
             .metadata(id.0 as usize)
+            // Print is not hinted, and TrueType hinting dominates rasterising time.
+            .cache_key_flags(CacheKeyFlags::DISABLE_HINTING)
     }
 
     /// Shapes `text` in `font` at `px` pixels per em, drawing each character the font

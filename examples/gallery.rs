@@ -1,0 +1,142 @@
+//! Regenerates the gallery under `docs/gallery/`: every kind through every capture,
+//! a truth overlay and a sheet of text-line crops.
+//!
+//! `cargo run --release --example gallery -- docs/gallery`
+
+use std::path::{Path, PathBuf};
+
+use hawiya::domain::DocumentKind;
+use hawiya::synth::LineGenerator;
+use hawiya::synth::capture::CaptureMode;
+use hawiya::synth::cli::KindChoice;
+use hawiya::synth::dataset::{Synthesized, synthesize};
+use image::imageops::FilterType;
+use image::{DynamicImage, GrayImage, Rgb, RgbImage};
+
+const SEED: u64 = 2026;
+const MAX_SIDE: u32 = 760;
+
+fn main() -> anyhow::Result<()> {
+    let out = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "docs/gallery".into()),
+    );
+    std::fs::create_dir_all(&out)?;
+    for kind in DocumentKind::ALL {
+        for (capture, name) in [
+            (CaptureMode::Scan, "scan"),
+            (CaptureMode::Photo, "photo"),
+            (CaptureMode::Pdf, "pdf"),
+        ] {
+            let doc = synthesize(KindChoice::One(kind), capture, SEED, 0)?;
+            let image = raster(&doc)?;
+            save_small(&image.to_rgb8(), &out.join(format!("{kind}-{name}.jpg")))?;
+        }
+    }
+    // One capture with its truth drawn on: document corners (green, first corner
+    // marked), field boxes (red) and fixed texts (blue).
+    let doc = synthesize(
+        KindChoice::One(DocumentKind::NidFront),
+        CaptureMode::Photo,
+        SEED,
+        1,
+    )?;
+    let mut overlay = raster(&doc)?.to_rgb8();
+    let corners: Vec<[f32; 2]> = doc.truth.corners.to_vec();
+    draw_polygon(&mut overlay, &corners, Rgb([0, 220, 0]));
+    for line in &doc.truth.lines {
+        draw_polygon(&mut overlay, &line.quad, Rgb([230, 0, 0]));
+    }
+    for line in &doc.truth.fixed {
+        draw_polygon(&mut overlay, &line.quad, Rgb([0, 0, 230]));
+    }
+    save_small(&overlay, &out.join("truth-overlay.jpg"))?;
+    save_small(&line_sheet()?, &out.join("line-crops.jpg"))?;
+    Ok(())
+}
+
+/// The raster of a capture (for a PDF, its embedded scan).
+fn raster(doc: &Synthesized) -> anyhow::Result<DynamicImage> {
+    if doc.truth.file.ends_with(".pdf") {
+        let pdf = lopdf::Document::load_mem(&doc.bytes)?;
+        let jpeg = pdf
+            .objects
+            .values()
+            .find_map(|o| match o {
+                lopdf::Object::Stream(s)
+                    if s.dict
+                        .get(b"Filter")
+                        .is_ok_and(|f| f.as_name().ok() == Some(b"DCTDecode")) =>
+                {
+                    Some(s.content.clone())
+                }
+                _ => None,
+            })
+            .ok_or_else(|| anyhow::anyhow!("no image in the PDF"))?;
+        Ok(image::load_from_memory(&jpeg)?)
+    } else {
+        Ok(image::load_from_memory(&doc.bytes)?)
+    }
+}
+
+fn save_small(image: &RgbImage, path: &Path) -> anyhow::Result<()> {
+    let scale = (MAX_SIDE as f32 / image.width().max(image.height()) as f32).min(1.0);
+    let (w, h) = (
+        (image.width() as f32 * scale) as u32,
+        (image.height() as f32 * scale) as u32,
+    );
+    let small = image::imageops::resize(image, w.max(1), h.max(1), FilterType::Triangle);
+    let file = std::fs::File::create(path)?;
+    let encoder =
+        image::codecs::jpeg::JpegEncoder::new_with_quality(std::io::BufWriter::new(file), 78);
+    small.write_with_encoder(encoder)?;
+    Ok(())
+}
+
+fn draw_polygon(image: &mut RgbImage, points: &[[f32; 2]], color: Rgb<u8>) {
+    for i in 0..points.len() {
+        let (a, b) = (points[i], points[(i + 1) % points.len()]);
+        for t in 0..=200 {
+            let t = t as f32 / 200.0;
+            let (x, y) = (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1)] {
+                let (px, py) = (x as i64 + dx, y as i64 + dy);
+                if px >= 0 && py >= 0 && (px as u32) < image.width() && (py as u32) < image.height()
+                {
+                    image.put_pixel(px as u32, py as u32, color);
+                }
+            }
+        }
+    }
+}
+
+/// The first 36 crops of a line dataset in two columns.
+fn line_sheet() -> anyhow::Result<RgbImage> {
+    let generator = LineGenerator::new(SEED)?;
+    let crops: Vec<GrayImage> = (0..36).map(|i| generator.sample(i).image).collect();
+    let column_width = 380;
+    let rows = crops.len().div_ceil(2);
+    let row_height = 64;
+    let mut sheet = RgbImage::from_pixel(
+        column_width * 2 + 12,
+        rows as u32 * row_height,
+        Rgb([120, 120, 120]),
+    );
+    for (i, crop) in crops.iter().enumerate() {
+        let scale = (56.0 / crop.height() as f32).min(column_width as f32 / crop.width() as f32);
+        let (w, h) = (
+            (crop.width() as f32 * scale) as u32,
+            (crop.height() as f32 * scale) as u32,
+        );
+        let crop = image::imageops::resize(crop, w.max(1), h.max(1), FilterType::Triangle);
+        let (x0, y0) = (
+            (i % 2) as u32 * (column_width + 12),
+            (i / 2) as u32 * row_height + 4,
+        );
+        for (x, y, p) in crop.enumerate_pixels() {
+            sheet.put_pixel(x0 + x, y0 + y, Rgb([p.0[0]; 3]));
+        }
+    }
+    Ok(sheet)
+}

@@ -1,0 +1,190 @@
+//! `hawiya serve` options (flags and `HAWIYA_*` variables) and the settings they make.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::keys::{FREE_TIER_CREDITS, KeyPaths};
+
+/// Largest accepted file: 10 MiB, the reference's "10 MB".
+pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
+
+/// The reference service's API root, so a client only changes its host.
+pub const DEFAULT_PREFIX: &str = "/api/v2/SignMeAPI";
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "HAWIYA_HOST", default_value = "0.0.0.0")]
+    pub host: IpAddr,
+    /// Port to listen on.
+    #[arg(long, short, env = "HAWIYA_PORT", default_value_t = 8080)]
+    pub port: u16,
+    /// Path prefix of uploadImage and ReadImage.
+    #[arg(long, env = "HAWIYA_PREFIX", default_value = DEFAULT_PREFIX)]
+    pub prefix: String,
+    /// How long an undelivered result is kept after it is ready (e.g. 90s, 10m).
+    #[arg(long, env = "HAWIYA_RESULT_TTL", default_value = "10m", value_parser = parse_duration)]
+    pub result_ttl: Duration,
+    /// Longest wait of a ReadImage call with isBlocked=true.
+    #[arg(long, env = "HAWIYA_BLOCKED_WAIT", default_value = "5s", value_parser = parse_duration)]
+    pub blocked_wait: Duration,
+    /// Uploads accepted and not yet finished, at most; beyond it uploads get 503.
+    #[arg(long, env = "HAWIYA_QUEUE", default_value_t = 128)]
+    pub queue: usize,
+    /// Documents extracted at once (they share the recognizer's batcher)
+    /// [default: 4 per CPU core].
+    #[arg(long, env = "HAWIYA_WORKERS")]
+    pub workers: Option<usize>,
+    /// Largest accepted file in bytes.
+    #[arg(long, env = "HAWIYA_MAX_FILE_BYTES", default_value_t = MAX_FILE_BYTES)]
+    pub max_file_bytes: usize,
+    /// Longest time to receive an upload body.
+    #[arg(long, env = "HAWIYA_UPLOAD_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub upload_timeout: Duration,
+    /// API keys accepted besides the keys file, comma-separated (for quick starts and tests).
+    #[arg(
+        long,
+        env = "HAWIYA_API_KEYS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    pub api_keys: Vec<String>,
+    /// Credits of a key first seen through HAWIYA_API_KEYS (the free tier).
+    #[arg(long, env = "HAWIYA_FREE_CREDITS", default_value_t = FREE_TIER_CREDITS)]
+    pub free_credits: u64,
+    #[command(flatten)]
+    pub paths: KeyPaths,
+}
+
+/// What the server runs with. Built from [`ServeArgs`], or directly by tests.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub addr: SocketAddr,
+    pub prefix: String,
+    pub result_ttl: Duration,
+    pub blocked_wait: Duration,
+    pub queue: usize,
+    pub workers: usize,
+    pub max_file_bytes: usize,
+    pub upload_timeout: Duration,
+    pub api_keys: Vec<String>,
+    pub free_credits: u64,
+    pub keys_file: PathBuf,
+    pub credits_db: PathBuf,
+    /// How long an upload refused for a full queue is told to wait.
+    pub retry_after: Duration,
+}
+
+impl Settings {
+    /// Defaults of `hawiya serve`, with keys and credits under `data_dir`.
+    pub fn new(data_dir: &Path) -> Settings {
+        Settings {
+            addr: SocketAddr::from(([0, 0, 0, 0], 8080)),
+            prefix: DEFAULT_PREFIX.to_owned(),
+            result_ttl: Duration::from_secs(600),
+            blocked_wait: Duration::from_secs(5),
+            queue: 128,
+            workers: default_workers(),
+            max_file_bytes: MAX_FILE_BYTES,
+            upload_timeout: Duration::from_secs(60),
+            api_keys: Vec::new(),
+            free_credits: FREE_TIER_CREDITS,
+            keys_file: data_dir.join("keys.toml"),
+            credits_db: data_dir.join("credits.redb"),
+            retry_after: Duration::from_secs(2),
+        }
+    }
+}
+
+fn default_workers() -> usize {
+    4 * std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+impl From<ServeArgs> for Settings {
+    fn from(args: ServeArgs) -> Settings {
+        let mut prefix = args.prefix.trim_end_matches('/').to_owned();
+        if !prefix.is_empty() && !prefix.starts_with('/') {
+            prefix.insert(0, '/');
+        }
+        Settings {
+            addr: SocketAddr::new(args.host, args.port),
+            prefix,
+            result_ttl: args.result_ttl,
+            blocked_wait: args.blocked_wait,
+            queue: args.queue.max(1),
+            workers: args.workers.unwrap_or_else(default_workers).max(1),
+            max_file_bytes: args.max_file_bytes,
+            upload_timeout: args.upload_timeout,
+            api_keys: args
+                .api_keys
+                .into_iter()
+                .map(|k| k.trim().to_owned())
+                .filter(|k| !k.is_empty())
+                .collect(),
+            free_credits: args.free_credits,
+            keys_file: args.paths.keys_file(),
+            credits_db: args.paths.credits_db(),
+            retry_after: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Parses `250ms`, `5s`, `10m`, `1h`, or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration like 500ms, 5s, 10m or 1h"))?;
+    let seconds = match unit.trim() {
+        "ms" => value / 1000.0,
+        "" | "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown duration unit `{other}` (use ms, s, m or h)"
+            ));
+        }
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn defaults_match_the_reference() {
+        let settings = Settings::from(Cli::parse_from(["hawiya"]).serve);
+        assert_eq!(settings.addr.port(), 8080);
+        assert_eq!(settings.prefix, "/api/v2/SignMeAPI");
+        assert_eq!(settings.result_ttl, Duration::from_secs(600));
+        assert_eq!(settings.blocked_wait, Duration::from_secs(5));
+        assert_eq!(settings.max_file_bytes, 10_485_760);
+        assert_eq!(settings.keys_file, PathBuf::from("hawiya-data/keys.toml"));
+    }
+}

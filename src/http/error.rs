@@ -1,0 +1,195 @@
+//! Every error the API answers, with its HTTP status and machine-readable reason.
+//! Bodies have the shape of the reference error (`code` = HTTP status, `message`)
+//! plus `reason`.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::pipeline::ExtractError;
+
+/// The error body of every non-2xx answer.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// Equal to the HTTP status.
+    pub code: u16,
+    pub message: String,
+    /// Stable machine-readable cause, e.g. `FILE_TOO_LARGE`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ApiError {
+    #[error("missing or invalid API key: send it in the APIKEY header (or Authorization: Bearer)")]
+    Unauthorized,
+    #[error("no credits left on this API key")]
+    NoCredits,
+    #[error("ID_type must be 0, 1, 2 or 3")]
+    InvalidIdType,
+    #[error("no file: send multipart/form-data with one part named `file`")]
+    MissingFile,
+    #[error("the file part must be named `file`, got {0}")]
+    WrongFieldName(String),
+    #[error("the body is not valid multipart/form-data: {0}")]
+    InvalidMultipart(String),
+    #[error("the file is empty")]
+    EmptyFile,
+    #[error("the file is not a JPEG, PNG or PDF (judged from its content)")]
+    UnsupportedFormat,
+    #[error("the file is larger than the limit of {limit} bytes")]
+    FileTooLarge { limit: usize },
+    #[error("the upload was not received within {0:?}")]
+    UploadTimeout(Duration),
+    #[error("the query parameter `id` is required")]
+    MissingId,
+    #[error("isBlocked must be true or false")]
+    InvalidIsBlocked,
+    #[error("ID not found")]
+    IdNotFound,
+    #[error("the server is at capacity; retry after {}s", .retry_after.as_secs())]
+    QueueFull { retry_after: Duration },
+    #[error("the server is shutting down; retry shortly")]
+    ShuttingDown,
+    #[error("not ready: the model or the batcher is not running yet")]
+    NotReady,
+    #[error("no route for {0}")]
+    NotFound(String),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("{0}")]
+    Extraction(ExtractError),
+    #[error("internal server error")]
+    Internal,
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        use ApiError::*;
+        match self {
+            Unauthorized => StatusCode::UNAUTHORIZED,
+            NoCredits => StatusCode::PAYMENT_REQUIRED,
+            InvalidIdType | MissingFile | WrongFieldName(_) | InvalidMultipart(_) | EmptyFile
+            | UnsupportedFormat | MissingId | InvalidIsBlocked => StatusCode::BAD_REQUEST,
+            FileTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            UploadTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            IdNotFound => StatusCode::FORBIDDEN,
+            QueueFull { .. } | ShuttingDown | NotReady => StatusCode::SERVICE_UNAVAILABLE,
+            NotFound(_) => StatusCode::NOT_FOUND,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Extraction(e) => extraction_status(e),
+            Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn reason(&self) -> &'static str {
+        use ApiError::*;
+        match self {
+            Unauthorized => "UNAUTHORIZED",
+            NoCredits => "INSUFFICIENT_CREDITS",
+            InvalidIdType => "INVALID_ID_TYPE",
+            MissingFile => "MISSING_FILE",
+            WrongFieldName(_) => "WRONG_FIELD_NAME",
+            InvalidMultipart(_) => "INVALID_MULTIPART",
+            EmptyFile => "EMPTY_FILE",
+            UnsupportedFormat => "UNSUPPORTED_FORMAT",
+            FileTooLarge { .. } => "FILE_TOO_LARGE",
+            UploadTimeout(_) => "UPLOAD_TIMEOUT",
+            MissingId => "MISSING_ID",
+            InvalidIsBlocked => "INVALID_IS_BLOCKED",
+            IdNotFound => "ID_NOT_FOUND",
+            QueueFull { .. } => "QUEUE_FULL",
+            ShuttingDown => "SHUTTING_DOWN",
+            NotReady => "NOT_READY",
+            NotFound(_) => "NOT_FOUND",
+            MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            Extraction(e) => e.reason(),
+            Internal => "INTERNAL_ERROR",
+        }
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ApiError::QueueFull { retry_after } => Some(*retry_after),
+            ApiError::ShuttingDown | ApiError::NotReady => Some(Duration::from_secs(5)),
+            ApiError::Extraction(ExtractError::Overloaded) => Some(Duration::from_secs(1)),
+            _ => None,
+        }
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            code: self.status().as_u16(),
+            message: self.to_string(),
+            reason: Some(self.reason()),
+        }
+    }
+
+    /// Answers with `body` (which may extend [`ErrorBody`]) and this error's status and headers.
+    pub fn respond_with(&self, body: impl Serialize) -> Response {
+        let mut response = (self.status(), Json(body)).into_response();
+        if let Some(after) = self.retry_after() {
+            let secs = after.as_secs().max(1);
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
+    }
+}
+
+/// Document-level failures are 422: the request was well formed but the image could
+/// not be read as the document asked for.
+fn extraction_status(error: &ExtractError) -> StatusCode {
+    match error {
+        ExtractError::UnsupportedFormat => StatusCode::BAD_REQUEST,
+        ExtractError::Corrupt(_)
+        | ExtractError::ImageTooLarge(_)
+        | ExtractError::ImageTooSmall(_)
+        | ExtractError::NoDocumentFound
+        | ExtractError::TooBlurry
+        | ExtractError::WrongIdType { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+        ExtractError::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
+        ExtractError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        self.respond_with(self.body())
+    }
+}
+
+/// Every reason code the API can answer, with its status, for the docs and tests.
+pub const REASONS: &[(&str, u16)] = &[
+    ("UNAUTHORIZED", 401),
+    ("INSUFFICIENT_CREDITS", 402),
+    ("INVALID_ID_TYPE", 400),
+    ("MISSING_FILE", 400),
+    ("WRONG_FIELD_NAME", 400),
+    ("INVALID_MULTIPART", 400),
+    ("EMPTY_FILE", 400),
+    ("UNSUPPORTED_FORMAT", 400),
+    ("FILE_TOO_LARGE", 413),
+    ("UPLOAD_TIMEOUT", 408),
+    ("MISSING_ID", 400),
+    ("INVALID_IS_BLOCKED", 400),
+    ("ID_NOT_FOUND", 403),
+    ("QUEUE_FULL", 503),
+    ("SHUTTING_DOWN", 503),
+    ("NOT_READY", 503),
+    ("NOT_FOUND", 404),
+    ("METHOD_NOT_ALLOWED", 405),
+    ("CORRUPT_FILE", 422),
+    ("IMAGE_TOO_LARGE", 422),
+    ("IMAGE_TOO_SMALL", 422),
+    ("NO_DOCUMENT_FOUND", 422),
+    ("IMAGE_TOO_BLURRY", 422),
+    ("WRONG_ID_TYPE", 422),
+    ("OVERLOADED", 503),
+    ("INTERNAL_ERROR", 500),
+];

@@ -1,0 +1,201 @@
+//! `POST {prefix}/uploadImage`: Flow A (answers an id) and Flow B (answers the result).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Json;
+use axum::extract::{Query, Request, State};
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::auth::{self, Flow};
+use super::bodies::{FlowAData, FlowBAnswer, FlowBError, UploadAccepted, process_time};
+use super::error::{ApiError, ErrorBody};
+use super::multipart::{Upload, read_upload};
+use super::with_credits;
+use crate::keys::{KeyId, Reservation};
+use crate::pipeline::{ExtractError, IdType};
+
+/// Upload a document image (multipart part `file`, JPEG, PNG or PDF, at most
+/// 10,485,760 bytes). With `APIKEY` (Flow A) the answer is an id to read the result
+/// with; with `Authorization: Bearer` (Flow B) the answer is the result.
+#[utoipa::path(
+    post,
+    path = "/uploadImage",
+    tag = "documents",
+    params(
+        ("ID_type" = Option<u8>, Query, description = "0 (default): National ID front, driver licence or car licence; 1: National ID back; 2: passport or residence permit; 3: car licence (Flow B)"),
+    ),
+    request_body(content_type = "multipart/form-data", description = "one part named `file` holding the image"),
+    responses(
+        (status = 200, description = "Flow A: accepted; read the result by id. Flow B: the result", body = super::openapi::UploadAnswer,
+            headers(("X-Credits-Remaining" = u64, description = "credits left on the key"))),
+        (status = 400, description = "invalid ID_type, missing or misnamed file part, empty file, unsupported format; Flow B also reports unreadable documents here or as 422", body = ErrorBody),
+        (status = 401, description = "missing or unknown key", body = ErrorBody),
+        (status = 402, description = "no credits left", body = ErrorBody),
+        (status = 408, description = "upload not received in time", body = ErrorBody),
+        (status = 413, description = "file over 10,485,760 bytes", body = ErrorBody),
+        (status = 422, description = "Flow B: the document could not be read (reason: NO_DOCUMENT_FOUND, IMAGE_TOO_BLURRY, WRONG_ID_TYPE, ...)", body = FlowBError),
+        (status = 503, description = "queue full or shutting down; see Retry-After", body = ErrorBody),
+    ),
+    security(("APIKEY" = []), ("bearer" = [])),
+)]
+pub async fn upload_image(State(app): State<Arc<AppState>>, request: Request) -> Response {
+    let started = Instant::now();
+    let caller = match auth::authenticate(request.headers(), &app.keys) {
+        Ok(caller) => caller,
+        Err(e) => return e.into_response(),
+    };
+    metrics::counter!("hawiya_uploads_total", "flow" => match caller.flow {
+        Flow::A => "a",
+        Flow::B => "b",
+    })
+    .increment(1);
+    let response = match caller.flow {
+        Flow::A => flow_a(&app, caller.key, request)
+            .await
+            .unwrap_or_else(IntoResponse::into_response),
+        Flow::B => flow_b(&app, caller.key, request, started)
+            .await
+            .unwrap_or_else(|e| flow_b_error(&e, started)),
+    };
+    with_credits(response, app.credits.remaining(caller.key))
+}
+
+/// What both flows need before extraction starts.
+struct Accepted {
+    id_type: IdType,
+    reservation: Reservation,
+    upload: Upload,
+    admission: super::jobs::Admission,
+}
+
+async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted, ApiError> {
+    let id_type = parse_id_type(request.uri())?;
+    if app.is_shutting_down() {
+        return Err(ApiError::ShuttingDown);
+    }
+    // Before reading the body: a key without credits costs no upload bandwidth.
+    let reservation = app.credits.reserve(key).map_err(|_| ApiError::NoCredits)?;
+    let timeout = app.settings.upload_timeout;
+    let upload = tokio::time::timeout(timeout, read_upload(request, app.settings.max_file_bytes))
+        .await
+        .map_err(|_| ApiError::UploadTimeout(timeout))??;
+    let admission = app.jobs.admit().ok_or(ApiError::QueueFull {
+        retry_after: app.settings.retry_after,
+    })?;
+    Ok(Accepted {
+        id_type,
+        reservation,
+        upload,
+        admission,
+    })
+}
+
+/// `ID_type`: absent means 0; anything but 0 to 3 is refused.
+fn parse_id_type(uri: &Uri) -> Result<IdType, ApiError> {
+    let Query(query) =
+        Query::<HashMap<String, String>>::try_from_uri(uri).map_err(|_| ApiError::InvalidIdType)?;
+    match query.get("ID_type") {
+        None => Ok(IdType::FrontOrLicence),
+        Some(text) => text
+            .trim()
+            .parse::<u8>()
+            .ok()
+            .and_then(IdType::from_code)
+            .ok_or(ApiError::InvalidIdType),
+    }
+}
+
+async fn flow_a(app: &Arc<AppState>, key: KeyId, request: Request) -> Result<Response, ApiError> {
+    let accepted = accept(app, key, request).await?;
+    let id = app.store.insert_pending(key);
+    let image_name = format!("{id}.{}", accepted.upload.format.extension());
+    let (store, reservation) = (app.store.clone(), accepted.reservation);
+    app.jobs.spawn(
+        accepted.admission,
+        accepted.upload.bytes,
+        accepted.id_type,
+        move |outcome| async move {
+            let result = match outcome {
+                Ok(extraction) => {
+                    charge(reservation).await;
+                    Ok(FlowAData {
+                        fields: extraction.flow_a,
+                        proccesstime: process_time(chrono::Local::now()),
+                        imageName: image_name,
+                        savedImage: String::new(),
+                        urlImage: None,
+                    })
+                }
+                Err(e) => {
+                    drop(reservation); // failed extractions are free
+                    Err(e)
+                }
+            };
+            store.finish(id, result);
+        },
+    );
+    Ok(Json(UploadAccepted {
+        code: 200,
+        status: "success",
+        message: "image uploaded; read the result with ReadImage",
+        id: id.to_string(),
+    })
+    .into_response())
+}
+
+async fn flow_b(
+    app: &Arc<AppState>,
+    key: KeyId,
+    request: Request,
+    started: Instant,
+) -> Result<Response, ApiError> {
+    let accepted = accept(app, key, request).await?;
+    let job = app.jobs.spawn(
+        accepted.admission,
+        accepted.upload.bytes,
+        accepted.id_type,
+        std::future::ready,
+    );
+    // If the client goes away, this future is dropped with the reservation, which
+    // gives the credit back; the job itself still finishes.
+    let reservation = accepted.reservation;
+    let extraction = job
+        .await
+        .map_err(|_| ApiError::Extraction(ExtractError::Internal("the job failed".into())))?
+        .map_err(ApiError::Extraction)?;
+    charge(reservation).await;
+    Ok(Json(FlowBAnswer {
+        status: "success",
+        data: extraction.flow_b,
+        confidence: extraction.confidence.clamp(0.0, 1.0),
+        credits_used: 1,
+        response_time_ms: started.elapsed().as_millis() as u64,
+        document_type: extraction.kind,
+        low_confidence_fields: extraction.low_confidence_fields,
+    })
+    .into_response())
+}
+
+fn flow_b_error(error: &ApiError, started: Instant) -> Response {
+    error.respond_with(FlowBError {
+        error: error.body(),
+        status: "error",
+        confidence: 0.0,
+        credits_used: 0,
+        response_time_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+/// Charges the reserved credit durably. A storage failure is logged, not turned
+/// into a failed extraction: the caller still gets the result.
+async fn charge(reservation: Reservation) {
+    match tokio::task::spawn_blocking(move || reservation.commit()).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::error!(error = %e, "could not record a spent credit"),
+        Err(e) => tracing::error!(error = %e, "could not record a spent credit"),
+    }
+}

@@ -1,0 +1,151 @@
+//! `hawiya keys add|list|revoke`: manages the keys file. A running server reads the
+//! file at start-up, so restart it after a change.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::FREE_TIER_CREDITS;
+use super::credits::spent_offline;
+use super::file::KeysFile;
+use super::ring::{KeyId, KeyRing};
+
+/// Where keys and credits live; shared by `serve` and `keys`.
+#[derive(Debug, Clone, Args)]
+pub struct KeyPaths {
+    /// Folder for the keys file and the credits store.
+    #[arg(long, env = "HAWIYA_DATA_DIR", default_value = "hawiya-data")]
+    pub data_dir: PathBuf,
+    /// Keys file (TOML, hashes only) [default: DATA_DIR/keys.toml].
+    #[arg(long, env = "HAWIYA_KEYS_FILE")]
+    pub keys_file: Option<PathBuf>,
+    /// Credits store (redb) [default: DATA_DIR/credits.redb].
+    #[arg(long, env = "HAWIYA_CREDITS_DB")]
+    pub credits_db: Option<PathBuf>,
+}
+
+impl KeyPaths {
+    pub fn keys_file(&self) -> PathBuf {
+        self.keys_file
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("keys.toml"))
+    }
+
+    pub fn credits_db(&self) -> PathBuf {
+        self.credits_db
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("credits.redb"))
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    #[command(flatten)]
+    pub paths: KeyPaths,
+    #[command(subcommand)]
+    pub action: KeysAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysAction {
+    /// Create a key and print it once; only its hash is stored.
+    Add {
+        /// A note to recognise the key by.
+        #[arg(long, default_value = "")]
+        label: String,
+        /// Credits granted to the key.
+        #[arg(long, default_value_t = FREE_TIER_CREDITS)]
+        credits: u64,
+    },
+    /// List keys (short id, label, credits granted and spent).
+    List,
+    /// Remove a key by its short id.
+    Revoke { id: String },
+}
+
+impl KeysArgs {
+    pub fn run(self) -> anyhow::Result<()> {
+        let path = self.paths.keys_file();
+        let mut file = KeysFile::load(&path)?;
+        match self.action {
+            KeysAction::Add { label, credits } => {
+                let (key, record) = file.add(&label, credits);
+                file.save(&path)?;
+                println!("created key {} with {} credits:", record.id, credits);
+                println!("{key}");
+                println!("store it now: it is not kept and cannot be shown again.");
+            }
+            KeysAction::List => {
+                let mut ring = KeyRing::new();
+                file.add_to(&mut ring);
+                let spent = spent_offline(&self.paths.credits_db(), &ring)?;
+                println!(
+                    "{:<10} {:<9} {:<9} {:<22} label",
+                    "id", "credits", "spent", "created"
+                );
+                for record in &file.keys {
+                    let used = match (&spent, KeyId::from_hex(&record.sha256)) {
+                        (Some(spent), Some(id)) => spent.get(&id).copied().unwrap_or(0).to_string(),
+                        _ => "(in use)".to_owned(),
+                    };
+                    println!(
+                        "{:<10} {:<9} {:<9} {:<22} {}",
+                        record.id, record.credits, used, record.created, record.label
+                    );
+                }
+                if spent.is_none() {
+                    println!(
+                        "(spent credits are unavailable while a server holds the credits store)"
+                    );
+                }
+            }
+            KeysAction::Revoke { id } => match file.revoke(&id) {
+                Some(record) => {
+                    file.save(&path)?;
+                    println!("revoked key {} ({})", record.id, record.label);
+                }
+                None => anyhow::bail!("no key with id {id} in {}", path.display()),
+            },
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        keys: KeysArgs,
+    }
+
+    fn run(dir: &std::path::Path, args: &[&str]) -> anyhow::Result<()> {
+        let data_dir = dir.to_str().unwrap();
+        let mut argv = vec!["hawiya", "--data-dir", data_dir];
+        argv.extend_from_slice(args);
+        Cli::try_parse_from(argv)?.keys.run()
+    }
+
+    #[test]
+    fn add_list_and_revoke_edit_the_keys_file() {
+        let dir = tempfile::tempdir().unwrap();
+        run(dir.path(), &["add", "--label", "ops", "--credits", "500"]).unwrap();
+        run(dir.path(), &["add"]).unwrap();
+        run(dir.path(), &["list"]).unwrap();
+        let file = KeysFile::load(&dir.path().join("keys.toml")).unwrap();
+        assert_eq!(file.keys.len(), 2);
+        assert_eq!(
+            (file.keys[0].label.as_str(), file.keys[0].credits),
+            ("ops", 500)
+        );
+        assert_eq!(file.keys[1].credits, FREE_TIER_CREDITS);
+        let id = file.keys[0].id.clone();
+        run(dir.path(), &["revoke", &id]).unwrap();
+        assert!(run(dir.path(), &["revoke", &id]).is_err());
+        let file = KeysFile::load(&dir.path().join("keys.toml")).unwrap();
+        assert_eq!(file.keys.len(), 1);
+    }
+}

@@ -1,0 +1,189 @@
+//! Synthetic documents with their truth: identity → layout rendering → capture, and
+//! the `truth.jsonl` record of each image.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::domain::DocumentKind;
+use crate::layout;
+use crate::record::{FlowAFields, FlowBData};
+use crate::synth::capture::{CaptureMode, CaptureParams, Homography};
+use crate::synth::cli::KindChoice;
+use crate::synth::render::{FontError, PrintedLine, render_card};
+use crate::synth::{LineCategory, SynthDocument, identity};
+
+/// Keeps document streams apart from text-line streams of the same seed.
+const DOCUMENT_STREAM_DOMAIN: u64 = 0xD0C5_0000_0000_0000;
+
+/// One printed line in the output image.
+#[derive(Debug, Clone, Serialize)]
+pub struct TruthLine {
+    /// Field key (`layouts/<kind>.toml`); `None` for fixed texts.
+    pub key: Option<String>,
+    pub text: String,
+    pub category: LineCategory,
+    /// The line's box corners in image pixels (top-left, top-right, bottom-right,
+    /// bottom-left in card orientation), after the capture's warp.
+    pub quad: [[f32; 2]; 4],
+    /// Axis-aligned `[x0, y0, x1, y1]` around `quad`, clipped to the image.
+    pub bbox: [f32; 4],
+}
+
+/// One line of `truth.jsonl`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TruthRecord {
+    pub file: String,
+    pub index: u64,
+    pub kind: DocumentKind,
+    pub side: &'static str,
+    pub capture: CaptureParams,
+    pub width: u32,
+    pub height: u32,
+    /// The document's corners in image pixels: card top-left, top-right,
+    /// bottom-right, bottom-left (so the orientation is recoverable).
+    pub corners: [[f32; 2]; 4],
+    /// Every printed field line.
+    pub lines: Vec<TruthLine>,
+    /// Fixed headers and labels.
+    pub fixed: Vec<TruthLine>,
+    /// The printed field texts by key.
+    pub fields: BTreeMap<String, String>,
+    pub flow_a: FlowAFields,
+    pub flow_b: FlowBData,
+}
+
+/// A synthetic document image with its truth.
+#[derive(Debug, Clone)]
+pub struct Synthesized {
+    pub bytes: Vec<u8>,
+    pub truth: TruthRecord,
+    pub document: SynthDocument,
+}
+
+/// Document `index` of the dataset `(kinds, capture, seed)`: deterministic.
+pub fn synthesize(
+    kinds: KindChoice,
+    capture: CaptureMode,
+    seed: u64,
+    index: u64,
+) -> Result<Synthesized, FontError> {
+    // Datasets of different captures with the same seed hold different documents.
+    let mode_id = capture as u64;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ DOCUMENT_STREAM_DOMAIN ^ (mode_id << 40));
+    rng.set_stream(index);
+    let kind = match kinds {
+        KindChoice::One(kind) => kind,
+        KindChoice::All => DocumentKind::ALL[rng.random_range(0..DocumentKind::ALL.len())],
+    };
+    let document = identity::generate(kind, &mut rng);
+    let plan = capture.plan(&layout::builtin(kind).page, &mut rng);
+    let card = render_card(&document, plan.card_width(), &mut rng)?;
+    let captured = plan.capture(&card, &mut rng);
+    let h = &captured.card_to_image;
+    let (width, height) = (captured.width, captured.height);
+    let to_truth = |line: &PrintedLine| truth_line(line, h, width, height);
+    let corners = h
+        .card_corners(card.image.width() as f64, card.image.height() as f64)
+        .map(|[x, y]| [x as f32, y as f32]);
+    let truth = TruthRecord {
+        file: format!("{index:06}.{}", captured.extension),
+        index,
+        kind,
+        side: kind.side(),
+        capture: captured.params,
+        width,
+        height,
+        corners,
+        lines: card.fields.iter().map(to_truth).collect(),
+        fixed: card.fixed.iter().map(to_truth).collect(),
+        fields: document.fields.clone(),
+        flow_a: document.flow_a.clone(),
+        flow_b: document.flow_b.clone(),
+    };
+    Ok(Synthesized {
+        bytes: captured.bytes,
+        truth,
+        document,
+    })
+}
+
+fn truth_line(line: &PrintedLine, h: &Homography, width: u32, height: u32) -> TruthLine {
+    let [x0, y0, x1, y1] = line.rect.map(f64::from);
+    let quad = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]].map(|p| {
+        let [x, y] = h.apply(p);
+        [x as f32, y as f32]
+    });
+    let xs = quad.map(|p| p[0]);
+    let ys = quad.map(|p| p[1]);
+    let clip = |v: f32, max: u32| v.clamp(0.0, max as f32);
+    let bbox = [
+        clip(xs.into_iter().fold(f32::MAX, f32::min), width),
+        clip(ys.into_iter().fold(f32::MAX, f32::min), height),
+        clip(xs.into_iter().fold(f32::MIN, f32::max), width),
+        clip(ys.into_iter().fold(f32::MIN, f32::max), height),
+    ];
+    TruthLine {
+        key: line.key.clone(),
+        text: line.text.clone(),
+        category: line.category,
+        quad,
+        bbox,
+    }
+}
+
+/// Documents per parallel batch (bounds memory).
+const DOCUMENT_BATCH: u64 = 64;
+
+/// Writes documents `start..start + n` and `truth.jsonl` into `out`.
+pub fn write_documents(
+    out: &Path,
+    kinds: KindChoice,
+    capture: CaptureMode,
+    seed: u64,
+    start: u64,
+    n: u64,
+) -> anyhow::Result<()> {
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let truth_path = out.join("truth.jsonl");
+    let mut truth = BufWriter::new(
+        File::create(&truth_path).with_context(|| format!("creating {}", truth_path.display()))?,
+    );
+    let started = Instant::now();
+    let end = start + n;
+    let mut batch_start = start;
+    while batch_start < end {
+        let batch_end = (batch_start + DOCUMENT_BATCH).min(end);
+        let records: Vec<anyhow::Result<TruthRecord>> = (batch_start..batch_end)
+            .into_par_iter()
+            .map(|index| {
+                let doc = synthesize(kinds, capture, seed, index)?;
+                let path = out.join(&doc.truth.file);
+                fs::write(&path, &doc.bytes)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                Ok(doc.truth)
+            })
+            .collect();
+        for record in records {
+            serde_json::to_writer(&mut truth, &record?)?;
+            truth.write_all(b"\n")?;
+        }
+        batch_start = batch_end;
+    }
+    truth.flush()?;
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "wrote {n} documents to {} in {seconds:.2} s ({:.1} documents/s)",
+        out.display(),
+        n as f64 / seconds.max(1e-9)
+    );
+    Ok(())
+}
