@@ -703,8 +703,9 @@ fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
                 let (s, c) = trig[t];
                 let rho = x as f32 * c + y as f32 * s;
                 let r = (rho.round() as isize + diag as isize) as usize;
-                // Saturating votes: a line is long rather than merely contrasted.
-                acc[t * rho_bins + r] += m.min(4.0 * threshold);
+                // One vote per edge pixel: a card's side is long rather than
+                // contrasted, and barcode bars or print are contrasted but short.
+                acc[t * rho_bins + r] += 1.0;
             }
         }
     }
@@ -760,12 +761,14 @@ fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
 }
 
 /// Gradient magnitude that counts as an edge: well above the texture and noise
-/// level (the median), never below a floor that print noise reaches.
+/// level (the median), never below a floor that print noise reaches, and never
+/// above what a pale card's outline on pale paper gives (measured on generator
+/// output: capping at 8 found 85 % of outlines instead of 71 %).
 fn edge_threshold(field: &GradientField) -> f32 {
     let mut sample: Vec<f32> = field.mag.iter().step_by(7).copied().collect();
     let mid = sample.len() / 2;
     let (_, median, _) = sample.select_nth_unstable_by(mid, f32::total_cmp);
-    (3.0 * *median).max(6.0)
+    (3.0 * *median).clamp(6.0, 8.0)
 }
 
 /// Angle between two line normals, folded to [0, π/2].
