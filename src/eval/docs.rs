@@ -37,6 +37,10 @@ pub struct DocsArgs {
     /// List every document that was misclassified, not located or failed.
     #[arg(long)]
     pub verbose: bool,
+    /// An outline counts as found when every corner is within this fraction of the
+    /// card's width of the truth.
+    #[arg(long, default_value_t = 0.02)]
+    pub outline_tolerance: f32,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -92,7 +96,7 @@ struct Outcome {
 }
 
 /// Whether `found` is the truth outline, and whether it is the right way up.
-fn outline_match(found: Option<&Quad>, truth: &Quad) -> (bool, bool) {
+fn outline_match(found: Option<&Quad>, truth: &Quad, tolerance: f32) -> (bool, bool) {
     let Some(found) = found else {
         return (false, false);
     };
@@ -101,10 +105,6 @@ fn outline_match(found: Option<&Quad>, truth: &Quad) -> (bool, bool) {
         corner_error(found, truth),
         corner_error(&found.turned(2), truth),
     );
-    let tolerance: f32 = std::env::var("HAWIYA_LOCATE_TOL")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.02);
     (up.min(down) <= tolerance * width, up <= down)
 }
 
@@ -112,6 +112,7 @@ fn geometry(
     dir: &std::path::Path,
     record: &TruthRecord,
     classifier: &Classifier,
+    tolerance: f32,
 ) -> anyhow::Result<Outcome> {
     let bytes = std::fs::read(dir.join(&record.file))?;
     let mut timings = Vec::new();
@@ -157,7 +158,7 @@ fn geometry(
         found.quad
     };
     outcome.quad = Some(read_as);
-    let (located, upright) = outline_match(Some(&read_as), &truth);
+    let (located, upright) = outline_match(Some(&read_as), &truth, tolerance);
     outcome.located = located;
     outcome.orientation_correct = located && upright;
     outcome.kind_correct = class.kind == record.kind;
@@ -169,6 +170,7 @@ fn full(
     dir: &std::path::Path,
     record: &TruthRecord,
     pipeline: &crate::pipeline::Pipeline,
+    tolerance: f32,
 ) -> anyhow::Result<Outcome> {
     let bytes = std::fs::read(dir.join(&record.file))?;
     let (result, trace) = pipeline.run(&bytes, None);
@@ -178,7 +180,7 @@ fn full(
     let (located, upright) = match trace.quad {
         Some(quad) => {
             let (w, h) = trace.image_size.unwrap_or((record.width, record.height));
-            outline_match(Some(&quad), &record.quad_in(w, h))
+            outline_match(Some(&quad), &record.quad_in(w, h), tolerance)
         }
         None => (false, false),
     };
@@ -232,7 +234,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         records
             .into_iter()
             .map(|r| {
-                let o = geometry(&args.dir, &r, &classifier)?;
+                let o = geometry(&args.dir, &r, &classifier, args.outline_tolerance)?;
                 Ok((r, o))
             })
             .collect::<anyhow::Result<_>>()?
@@ -241,7 +243,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         records
             .into_iter()
             .map(|r| {
-                let o = full(&args.dir, &r, &pipeline)?;
+                let o = full(&args.dir, &r, &pipeline, args.outline_tolerance)?;
                 Ok((r, o))
             })
             .collect::<anyhow::Result<_>>()?
