@@ -44,13 +44,13 @@ pub struct TrainArgs {
     pub batch_size: usize,
     #[arg(long, default_value_t = 8e-4)]
     pub lr: f64,
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 300)]
     pub warmup: usize,
     /// Weight of the auxiliary CTC loss.
     #[arg(long, default_value_t = 0.3)]
     pub ctc_weight: f64,
     /// Share of crops that get the trainer's extra degradations.
-    #[arg(long, default_value_t = 0.7)]
+    #[arg(long, default_value_t = 0.5)]
     pub augment: f64,
     /// Export the model every this many minutes, so a usable one always exists.
     #[arg(long, default_value_t = 10.0)]
