@@ -248,7 +248,14 @@ mod tests {
         // Round the weights to fp16 as the export does, so both read identically
         // (a random model's near-tied logits would otherwise flip).
         for var in varmap.all_vars() {
-            var.set(&var.as_tensor().to_dtype(DType::F16).unwrap().to_dtype(DType::F32).unwrap()).unwrap();
+            var.set(
+                &var.as_tensor()
+                    .to_dtype(DType::F16)
+                    .unwrap()
+                    .to_dtype(DType::F32)
+                    .unwrap(),
+            )
+            .unwrap();
         }
         export(&varmap, &cfg, &vocab, dir).unwrap();
         (Recognizer::from_model(model, vocab.clone()), vocab)
