@@ -16,7 +16,7 @@ pub struct Augment {
 
 impl Default for Augment {
     fn default() -> Self {
-        Augment { probability: 0.7 }
+        Augment { probability: 0.5 }
     }
 }
 

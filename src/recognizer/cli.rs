@@ -44,13 +44,13 @@ pub struct TrainArgs {
     pub batch_size: usize,
     #[arg(long, default_value_t = 8e-4)]
     pub lr: f64,
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 300)]
     pub warmup: usize,
     /// Weight of the auxiliary CTC loss.
     #[arg(long, default_value_t = 0.3)]
     pub ctc_weight: f64,
     /// Share of crops that get the trainer's extra degradations.
-    #[arg(long, default_value_t = 0.7)]
+    #[arg(long, default_value_t = 0.5)]
     pub augment: f64,
     /// Export the model every this many minutes, so a usable one always exists.
     #[arg(long, default_value_t = 10.0)]
@@ -118,6 +118,9 @@ pub struct EvalLinesArgs {
     /// Also print every wrong line (truth, then reading).
     #[arg(long)]
     pub errors: bool,
+    /// Score the auxiliary CTC head's readings instead of the decoder's.
+    #[arg(long)]
+    pub ctc: bool,
 }
 
 pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
@@ -129,12 +132,19 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
 fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
     let recognizer = Recognizer::load(&args.model)?;
     let started = std::time::Instant::now();
-    let (report, pairs) = evaluate(
+    let (mut report, mut pairs) = evaluate(
         &recognizer,
         &args.dir,
         DecodeOptions::beam(args.beam),
         args.batch_size,
     )?;
+    if args.ctc {
+        report = super::eval::Report::default();
+        for (label, reading) in &mut pairs {
+            reading.text = std::mem::take(&mut reading.ctc_text);
+            report.add(label.category, &label.text, &reading.text);
+        }
+    }
     let seconds = started.elapsed().as_secs_f64();
     if args.errors {
         for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.text) {

@@ -37,7 +37,7 @@ impl ModelConfig {
             height: 32,
             max_width: 512,
             patch_width: 4,
-            conv_stem: false,
+            conv_stem: true,
             d_model: 160,
             heads: 4,
             ff_dim: 512,

@@ -8,15 +8,20 @@ use serde::Serialize;
 use super::ctc;
 use super::model::LineModel;
 use super::preprocess::ImageBatch;
-use super::vocab::{BOS, EOS, Vocab};
+use super::vocab::{BOS, EOS, PAD, UNK, Vocab};
 
 /// How to decode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DecodeOptions {
     /// 1 decodes greedily; more keeps that many hypotheses per crop.
     pub beam_width: usize,
-    /// How many runner-up transcripts to return (at most `beam_width - 1`).
+    /// How many runner-up transcripts to return (at most `beam_width - 1`, plus
+    /// the CTC reading when rescoring adds it).
     pub alternatives: usize,
+    /// Joint CTC/attention rescoring: the CTC head's reading joins the decoder's
+    /// hypotheses and all are ranked by the mean of both models' log-probabilities.
+    /// Catches the decoder's typical failures (repeats, early stops).
+    pub rescore_with_ctc: bool,
 }
 
 impl Default for DecodeOptions {
@@ -24,6 +29,7 @@ impl Default for DecodeOptions {
         DecodeOptions {
             beam_width: 1,
             alternatives: 0,
+            rescore_with_ctc: true,
         }
     }
 }
@@ -37,6 +43,7 @@ impl DecodeOptions {
         DecodeOptions {
             beam_width: width.max(1),
             alternatives: width.max(1) - 1,
+            rescore_with_ctc: true,
         }
     }
 }
@@ -47,7 +54,9 @@ pub struct Hypothesis {
     pub text: String,
     /// Probability of each character of `text`, in order.
     pub char_probs: Vec<f32>,
-    /// Natural log of the probability of the whole transcript, end token included.
+    /// Natural log of the probability of the whole transcript, end token included:
+    /// the decoder's, or with CTC rescoring the mean of the decoder's and the CTC
+    /// head's.
     pub log_prob: f32,
 }
 
@@ -116,8 +125,8 @@ pub fn decode(
     options: DecodeOptions,
 ) -> candle_core::Result<Vec<Reading>> {
     let memory = model.encode(batch)?;
-    let ctc_texts = ctc_readings(model, vocab, batch, &memory)?;
-    let hyps = if options.beam_width <= 1 {
+    let ctc = ctc_readings(model, batch, &memory)?;
+    let mut hyps = if options.beam_width <= 1 {
         greedy(model, batch, &memory)?
             .into_iter()
             .map(|p| vec![p])
@@ -125,30 +134,37 @@ pub fn decode(
     } else {
         beam(model, batch, &memory, options.beam_width)?
     };
+    let mut extra = 0;
+    if options.rescore_with_ctc {
+        rescore(model, batch, &memory, &ctc, &mut hyps)?;
+        extra = 1;
+    }
     Ok(hyps
         .into_iter()
-        .zip(ctc_texts)
-        .map(|(mut ranked, ctc_text)| {
+        .zip(ctc)
+        .map(|(mut ranked, (ctc_tokens, _))| {
             let alternatives = ranked
                 .drain(1..)
-                .take(options.alternatives)
+                .take(options.alternatives + extra)
                 .map(|p| p.finish(vocab))
                 .collect();
             let best = ranked
                 .pop()
                 .expect("every crop has a hypothesis")
                 .finish(vocab);
-            Reading::new(best, alternatives, ctc_text)
+            Reading::new(best, alternatives, vocab.decode(&ctc_tokens))
         })
         .collect())
 }
 
+/// Per crop: the CTC best-path tokens and the frame log-probabilities (frames x vocab).
+type CtcOutput = (Vec<u32>, Vec<f32>);
+
 fn ctc_readings(
     model: &LineModel,
-    vocab: &Vocab,
     batch: &ImageBatch,
     memory: &Tensor,
-) -> candle_core::Result<Vec<String>> {
+) -> candle_core::Result<Vec<CtcOutput>> {
     let logp =
         candle_nn::ops::log_softmax(&model.ctc_logits(memory)?, D::Minus1)?.to_vec3::<f32>()?;
     let v = model.config.vocab_size;
@@ -157,9 +173,92 @@ fn ctc_readings(
         .zip(&batch.token_lengths)
         .map(|(rows, &frames)| {
             let flat: Vec<f32> = rows[..frames].iter().flatten().copied().collect();
-            vocab.decode(&ctc::greedy(&flat, frames, v).0)
+            // Specials are never CTC targets; drop any an undertrained head emits.
+            let tokens = ctc::greedy(&flat, frames, v)
+                .0
+                .into_iter()
+                .filter(|&t| t > UNK)
+                .collect();
+            (tokens, flat)
         })
         .collect())
+}
+
+/// Joint CTC/attention rescoring (Watanabe et al., 2017): adds the CTC reading to
+/// each crop's hypotheses (scored by the decoder, teacher-forced), then ranks every
+/// hypothesis by the mean of its decoder and CTC log-probabilities. A hypothesis
+/// the CTC head cannot align keeps its decoder score.
+fn rescore(
+    model: &LineModel,
+    batch: &ImageBatch,
+    memory: &Tensor,
+    ctc: &[CtcOutput],
+    hyps: &mut [Vec<Partial>],
+) -> candle_core::Result<()> {
+    let v = model.config.vocab_size;
+    let max_chars = model.config.max_len - 1;
+    // Crops whose CTC reading is not among the decoder's hypotheses.
+    let missing: Vec<usize> = (0..hyps.len())
+        .filter(|&i| {
+            let tokens = &ctc[i].0;
+            tokens.len() <= max_chars && !hyps[i].iter().any(|p| &p.tokens == tokens)
+        })
+        .collect();
+    if !missing.is_empty() {
+        let device = memory.device();
+        let rows = Tensor::new(
+            missing
+                .iter()
+                .map(|&i| i as u32)
+                .collect::<Vec<_>>()
+                .as_slice(),
+            device,
+        )?;
+        let mem = memory.index_select(&rows, 0)?;
+        let mask = batch.key_mask.index_select(&rows, 0)?;
+        let l = missing
+            .iter()
+            .map(|&i| ctc[i].0.len() + 1)
+            .max()
+            .unwrap_or(1);
+        let mut input = vec![PAD; missing.len() * l];
+        for (r, &i) in missing.iter().enumerate() {
+            input[r * l] = BOS;
+            input[r * l + 1..r * l + 1 + ctc[i].0.len()].copy_from_slice(&ctc[i].0);
+        }
+        let input = Tensor::from_vec(input, (missing.len(), l), device)?;
+        let logits = model.decoder.forward(&input, &mem, &mask, model.kernels)?;
+        let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec3::<f32>()?;
+        for (r, &i) in missing.iter().enumerate() {
+            let tokens = ctc[i].0.clone();
+            let probs: Vec<f32> = tokens
+                .iter()
+                .enumerate()
+                .map(|(t, &k)| logp[r][t][k as usize].exp())
+                .collect();
+            let log_prob = tokens
+                .iter()
+                .enumerate()
+                .map(|(t, &k)| logp[r][t][k as usize])
+                .sum::<f32>()
+                + logp[r][tokens.len()][EOS as usize];
+            hyps[i].push(Partial {
+                tokens,
+                probs,
+                log_prob,
+            });
+        }
+    }
+    for (i, ranked) in hyps.iter_mut().enumerate() {
+        let frames = batch.token_lengths[i];
+        for p in ranked.iter_mut() {
+            if let Some((nll, _)) = ctc::loss_and_grad(&ctc[i].1, frames, v, &p.tokens) {
+                p.log_prob = 0.5 * (p.log_prob - nll as f32);
+            }
+        }
+        ranked.sort_by(|a, b| b.log_prob.total_cmp(&a.log_prob));
+    }
+    Ok(())
 }
 
 /// Batched greedy decoding; finished crops leave the batch so the rest run faster.
@@ -190,7 +289,7 @@ fn greedy(
             &mut cache,
             model.kernels,
         )?;
-        let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec2::<f32>()?;
+        let logp = character_log_probs(&logits)?;
         let forced_end = position + 1 == model.decoder.max_len();
         let mut keep = Vec::with_capacity(active.len());
         let mut next = Vec::with_capacity(active.len());
@@ -220,6 +319,18 @@ fn greedy(
         last = next;
     }
     Ok(partials)
+}
+
+/// Log-probabilities [B, vocab] with the specials the decoder must never emit
+/// (padding, start, unknown) ruled out; EOS stays.
+fn character_log_probs(logits: &Tensor) -> candle_core::Result<Vec<Vec<f32>>> {
+    let mut logp = candle_nn::ops::log_softmax(logits, D::Minus1)?.to_vec2::<f32>()?;
+    for row in &mut logp {
+        for id in [PAD, BOS, UNK] {
+            row[id as usize] = f32::NEG_INFINITY;
+        }
+    }
+    Ok(logp)
 }
 
 fn argmax(row: &[f32]) -> (u32, f32) {
@@ -278,7 +389,7 @@ fn beam(
             &mut cache,
             model.kernels,
         )?;
-        let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec2::<f32>()?;
+        let logp = character_log_probs(&logits)?;
         let forced_end = position + 1 == model.decoder.max_len();
         let mut next_live: Vec<(usize, Partial)> = Vec::new();
         let mut rows: Vec<u32> = Vec::new();
@@ -443,12 +554,7 @@ mod tests {
                     &one,
                 )
                 .unwrap();
-            let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)
-                .unwrap()
-                .squeeze(0)
-                .unwrap()
-                .to_vec2::<f32>()
-                .unwrap();
+            let logp = character_log_probs(&logits.squeeze(0).unwrap()).unwrap();
             for (t, &token) in p.tokens.iter().enumerate() {
                 assert_eq!(argmax(&logp[t]).0, token, "crop {i} position {t}");
                 assert!((logp[t][token as usize].exp() - p.probs[t]).abs() < 1e-3);
@@ -501,7 +607,7 @@ mod tests {
     }
 
     #[test]
-    fn beam_search_finds_at_least_the_greedy_score_and_ranks_alternatives() {
+    fn beam_search_ranks_distinct_alternatives_and_width_one_is_greedy() {
         let (_, model, vocab) = models();
         let inputs = inputs(&model);
         let batch = ImageBatch::new(
@@ -510,21 +616,68 @@ mod tests {
             &Device::Cpu,
         )
         .unwrap();
-        let greedy = decode(&model, &vocab, &batch, DecodeOptions::greedy()).unwrap();
-        let beam = decode(&model, &vocab, &batch, DecodeOptions::beam(4)).unwrap();
-        for (g, b) in greedy.iter().zip(&beam) {
-            assert!(
-                b.confidence >= g.confidence * 0.999,
-                "{} < {}",
-                b.confidence,
-                g.confidence
-            );
+        let plain = |o: DecodeOptions| DecodeOptions {
+            rescore_with_ctc: false,
+            ..o
+        };
+        let greedy = decode(&model, &vocab, &batch, plain(DecodeOptions::greedy())).unwrap();
+        let beam = decode(&model, &vocab, &batch, plain(DecodeOptions::beam(4))).unwrap();
+        let width_one = decode(&model, &vocab, &batch, plain(DecodeOptions::beam(1))).unwrap();
+        assert_eq!(greedy, width_one);
+        for b in &beam {
             assert_eq!(b.char_probs.len(), b.text.chars().count());
             assert!(b.alternatives.len() <= 3);
-            let mut last = b.confidence.ln();
+            // exp() of a random model's scores can underflow to 0.
+            let mut last = if b.confidence > 0.0 {
+                b.confidence.ln()
+            } else {
+                f32::INFINITY
+            };
             for alt in &b.alternatives {
                 assert!(alt.log_prob <= last + 1e-5);
                 assert_ne!(alt.text, b.text);
+                last = alt.log_prob;
+            }
+        }
+    }
+
+    #[test]
+    fn ctc_rescoring_ranks_decoder_and_ctc_readings_together() {
+        let (_, model, vocab) = models();
+        let inputs = inputs(&model);
+        let batch = ImageBatch::new(
+            &inputs.iter().collect::<Vec<_>>(),
+            &model.config,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let plain = decode(
+            &model,
+            &vocab,
+            &batch,
+            DecodeOptions {
+                rescore_with_ctc: false,
+                ..DecodeOptions::beam(3)
+            },
+        )
+        .unwrap();
+        let joint = decode(&model, &vocab, &batch, DecodeOptions::beam(3)).unwrap();
+        for (p, j) in plain.iter().zip(&joint) {
+            let mut pool: Vec<&str> = p.alternatives.iter().map(|h| h.text.as_str()).collect();
+            pool.extend([p.text.as_str(), p.ctc_text.as_str()]);
+            assert!(
+                pool.contains(&j.text.as_str()),
+                "{} not among {pool:?}",
+                j.text
+            );
+            assert_eq!(j.char_probs.len(), j.text.chars().count());
+            let mut last = if j.confidence > 0.0 {
+                j.confidence.ln()
+            } else {
+                f32::INFINITY
+            };
+            for alt in &j.alternatives {
+                assert!(alt.log_prob <= last + 1e-5);
                 last = alt.log_prob;
             }
         }

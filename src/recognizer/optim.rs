@@ -79,9 +79,12 @@ impl AdamW {
             let Some(g) = grads.get(slot.var.as_tensor()) else {
                 continue;
             };
-            let g = (g * grad_scale)?;
-            slot.m = ((&slot.m * p.beta1)? + (&g * (1.0 - p.beta1))?)?;
-            slot.v = ((&slot.v * p.beta2)? + (g.sqr()? * (1.0 - p.beta2))?)?;
+            // Detached: otherwise each moment keeps the op graph of its update, which
+            // chains every step's whole backward graph together (a 23 GB leak after
+            // 2900 steps, ended by the OOM killer).
+            let g = (g.detach() * grad_scale)?;
+            slot.m = ((&slot.m * p.beta1)? + (&g * (1.0 - p.beta1))?)?.detach();
+            slot.v = ((&slot.v * p.beta2)? + (g.sqr()? * (1.0 - p.beta2))?)?.detach();
             let update = ((&slot.m / bias1)? / ((&slot.v / bias2)?.sqrt()? + p.eps)?)?;
             let theta = slot.var.as_tensor();
             let next = ((theta * (1.0 - lr * p.weight_decay))? - (update * lr)?)?;

@@ -507,6 +507,8 @@ pub(crate) mod tests {
             let grads = l.total.backward().unwrap();
             opt.step(&grads, 3e-3, 1.0).unwrap();
         }
+        // The optimizer state must not keep the step's op graph alive (memory leak).
+        assert!(opt.state().values().all(|t| !t.track_op()));
         let last = loss(&model, &batch, 0.5).unwrap();
         assert!(
             last.attention < first.attention / 10.0,
