@@ -72,8 +72,8 @@ impl Default for PipelineConfig {
         PipelineConfig {
             limits: DecodeLimits::default(),
             locate: LocateConfig::default(),
-            min_sharpness: 30.0,
-            min_card_width: 280.0,
+            min_sharpness: 8.0,
+            min_card_width: 200.0,
         }
     }
 }
