@@ -1,10 +1,12 @@
 //! hawiya: reads Egyptian identity and vehicle documents and returns the printed fields.
 
 pub mod domain;
+pub mod eval;
 pub mod http;
 pub mod keys;
 pub mod layout;
 pub mod pipeline;
+pub mod recognizer;
 pub mod record;
 pub mod store;
 pub mod synth;

@@ -15,6 +15,15 @@ enum Command {
     Keys(KeysArgs),
     /// Generate synthetic documents with ground truth, or text-line crops.
     Synth(hawiya::synth::cli::SynthArgs),
+    /// Train the text-line recognizer from scratch on generated crops.
+    Train(hawiya::recognizer::cli::TrainArgs),
+    /// Read one document (JPEG, PNG or PDF) and print its Flow A and Flow B records.
+    Extract(hawiya::pipeline::cli::ExtractArgs),
+    /// Measure accuracy: `eval lines` (the recognizer on labelled crops), `eval docs`
+    /// (the whole pipeline on generated documents).
+    Eval(hawiya::eval::EvalArgs),
+    /// Train the document kind/side classifier on generator output.
+    TrainClassifier(hawiya::pipeline::cli::TrainClassifierArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -22,6 +31,10 @@ fn main() -> anyhow::Result<()> {
         Command::Serve(args) => serve(args),
         Command::Keys(args) => args.run(),
         Command::Synth(args) => hawiya::synth::cli::run(args),
+        Command::Train(args) => hawiya::recognizer::cli::run_train(args),
+        Command::Extract(args) => hawiya::pipeline::cli::run_extract(args),
+        Command::Eval(args) => hawiya::eval::run(args),
+        Command::TrainClassifier(args) => hawiya::pipeline::cli::run_train_classifier(args),
     }
 }
 
@@ -36,8 +49,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The document pipeline `serve` runs. The pipeline lands in its own branch; the
-/// integration replaces this with its constructor (model loaded from models/).
+/// The document pipeline `serve` runs, with the models of `HAWIYA_MODELS`
+/// (default `models/`: classifier.json and recognizer/).
 fn document_pipeline() -> anyhow::Result<Arc<dyn Extractor>> {
-    anyhow::bail!("the document pipeline is not wired into `hawiya serve` yet")
+    let models = std::env::var_os("HAWIYA_MODELS").unwrap_or_else(|| "models".into());
+    let pipeline = hawiya::pipeline::cli::load_pipeline(std::path::Path::new(&models))?;
+    Ok(Arc::new(pipeline))
 }

@@ -3,8 +3,17 @@
 //! decode → locate and rectify → classify kind and side → cut field crops → read
 //! them through the recognizer's batcher → post-process and validate per kind.
 
+pub mod classify;
+pub mod cli;
+pub mod decode;
+mod engine;
 mod extraction;
+pub mod locate;
+pub mod post;
+pub mod read;
+pub mod warp;
 
+pub use engine::{CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, Trace, regions};
 pub use extraction::{ExtractError, Extraction, IdType};
 
 /// Reads one uploaded file. Implemented by the real pipeline; the HTTP layer only

@@ -1,0 +1,398 @@
+//! `hawiya eval docs`: per side and capture mode, exact-match rate and character
+//! error rate of every printed field, the rate of documents with every field
+//! exact, classification accuracy, locator accuracy and stage latencies.
+//!
+//! Without a recognizer (`--geometry-only`) only decoding, locating and
+//! classifying are measured.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::pipeline::classify::Classifier;
+use crate::pipeline::cli::{TruthRecord, corner_error, load_pipeline, read_truth};
+use crate::pipeline::decode::{self, DecodeLimits};
+use crate::pipeline::locate::{self, LocateConfig};
+use crate::pipeline::post::text::levenshtein;
+use crate::pipeline::warp::Quad;
+
+#[derive(Debug, clap::Args)]
+pub struct DocsArgs {
+    /// Generator output folder holding truth.jsonl and the images.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, default_value = "models")]
+    pub models: PathBuf,
+    /// Measure decoding, locating and classifying only (no recognizer needed).
+    #[arg(long)]
+    pub geometry_only: bool,
+    /// Evaluate at most this many documents.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// List every document that was misclassified, not located or failed.
+    #[arg(long)]
+    pub verbose: bool,
+    /// An outline counts as found when every corner is within this fraction of the
+    /// card's width of the truth.
+    #[arg(long, default_value_t = 0.02)]
+    pub outline_tolerance: f32,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct FieldScore {
+    pub count: usize,
+    pub exact: f64,
+    pub cer: f64,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct GroupReport {
+    pub count: usize,
+    pub classification_accuracy: f64,
+    /// Documents whose outline was found with every corner within 2 % of the
+    /// card width of the truth (either way round).
+    pub located: f64,
+    pub all_fields_exact: f64,
+    pub flow_a_exact: f64,
+    pub fields: BTreeMap<String, FieldScore>,
+    pub errors: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Percentiles {
+    pub p50: f64,
+    pub p95: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub documents: usize,
+    pub classification_accuracy: f64,
+    pub orientation_accuracy: f64,
+    pub located: f64,
+    /// Keyed `kind/capture`, e.g. `nid-front/photo`.
+    pub groups: BTreeMap<String, GroupReport>,
+    /// Stage latencies in milliseconds, plus `total`.
+    pub latency_ms: BTreeMap<String, Percentiles>,
+}
+
+/// What one document gave.
+struct Outcome {
+    group: String,
+    kind_correct: bool,
+    orientation_correct: bool,
+    located: bool,
+    error: Option<String>,
+    fields: BTreeMap<String, String>,
+    flow_a_exact: bool,
+    timings: Vec<(&'static str, Duration)>,
+    /// The outline the document was read from.
+    quad: Option<Quad>,
+}
+
+/// Whether `found` is the truth outline, and whether it is the right way up.
+fn outline_match(found: Option<&Quad>, truth: &Quad, tolerance: f32) -> (bool, bool) {
+    let Some(found) = found else {
+        return (false, false);
+    };
+    let width = truth.corners[0].distance(truth.corners[1]);
+    let (up, down) = (
+        corner_error(found, truth),
+        corner_error(&found.turned(2), truth),
+    );
+    (up.min(down) <= tolerance * width, up <= down)
+}
+
+fn geometry(
+    dir: &std::path::Path,
+    record: &TruthRecord,
+    classifier: &Classifier,
+    tolerance: f32,
+) -> anyhow::Result<Outcome> {
+    let bytes = std::fs::read(dir.join(&record.file))?;
+    let mut timings = Vec::new();
+    let mut last = Instant::now();
+    let mut lap = |stage: &'static str, timings: &mut Vec<(&'static str, Duration)>| {
+        let now = Instant::now();
+        timings.push((stage, now - last));
+        last = now;
+    };
+    let group = format!("{}/{}", record.kind, record.capture.mode);
+    let mut outcome = Outcome {
+        group,
+        kind_correct: false,
+        orientation_correct: false,
+        located: false,
+        error: None,
+        fields: BTreeMap::new(),
+        flow_a_exact: false,
+        timings: Vec::new(),
+        quad: None,
+    };
+    let image = match decode::decode(&bytes, &DecodeLimits::default()) {
+        Ok(decoded) => decoded.image,
+        Err(err) => {
+            outcome.error = Some(crate::pipeline::ExtractError::from(err).reason().to_owned());
+            return Ok(outcome);
+        }
+    };
+    lap("decode", &mut timings);
+    let truth = record.quad_in(image.width(), image.height());
+    let candidates = locate::candidates(&image, &LocateConfig::default());
+    let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
+    let Some((chosen, class)) = classifier.pick(&image, &quads) else {
+        outcome.error = Some("NO_DOCUMENT_FOUND".into());
+        outcome.timings = timings;
+        return Ok(outcome);
+    };
+    let found = candidates[chosen];
+    lap("locate_classify", &mut timings);
+    let read_as = if class.upside_down {
+        found.quad.turned(2)
+    } else {
+        found.quad
+    };
+    outcome.quad = Some(read_as);
+    let (located, upright) = outline_match(Some(&read_as), &truth, tolerance);
+    outcome.located = located;
+    outcome.orientation_correct = located && upright;
+    outcome.kind_correct = class.kind == record.kind;
+    outcome.timings = timings;
+    Ok(outcome)
+}
+
+fn full(
+    dir: &std::path::Path,
+    record: &TruthRecord,
+    pipeline: &crate::pipeline::Pipeline,
+    tolerance: f32,
+) -> anyhow::Result<Outcome> {
+    let bytes = std::fs::read(dir.join(&record.file))?;
+    let (result, trace) = pipeline.run(&bytes, None);
+    let group = format!("{}/{}", record.kind, record.capture.mode);
+    let kind_correct = trace.classification.is_some_and(|c| c.kind == record.kind);
+    // The truth outline is in raster pixels; the trace's quad in the decoded image's.
+    let (located, upright) = match trace.quad {
+        Some(quad) => {
+            let (w, h) = trace.image_size.unwrap_or((record.width, record.height));
+            outline_match(Some(&quad), &record.quad_in(w, h), tolerance)
+        }
+        None => (false, false),
+    };
+    let (error, flow_a_exact) = match &result {
+        Ok(extraction) => (None, extraction.flow_a == record.flow_a),
+        Err(err) => (Some(err.reason().to_owned()), false),
+    };
+    Ok(Outcome {
+        group,
+        kind_correct,
+        orientation_correct: located && upright,
+        located,
+        error,
+        fields: trace.fields,
+        flow_a_exact,
+        timings: trace.timings,
+        quad: trace.quad,
+    })
+}
+
+fn percentiles(mut values: Vec<f64>) -> Percentiles {
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        if values.is_empty() {
+            return 0.0;
+        }
+        let i = ((values.len() - 1) as f64 * q).round() as usize;
+        values[i]
+    };
+    Percentiles {
+        p50: at(0.5),
+        p95: at(0.95),
+    }
+}
+
+fn rate(hits: usize, count: usize) -> f64 {
+    if count == 0 {
+        0.0
+    } else {
+        hits as f64 / count as f64
+    }
+}
+
+pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
+    let mut records = read_truth(&args.dir)?;
+    if let Some(limit) = args.limit {
+        records.truncate(limit);
+    }
+    let outcomes: Vec<(TruthRecord, Outcome)> = if args.geometry_only {
+        let classifier = Classifier::load(&args.models.join("classifier.json"))?;
+        records
+            .into_iter()
+            .map(|r| {
+                let o = geometry(&args.dir, &r, &classifier, args.outline_tolerance)?;
+                Ok((r, o))
+            })
+            .collect::<anyhow::Result<_>>()?
+    } else {
+        let pipeline = load_pipeline(&args.models)?;
+        records
+            .into_iter()
+            .map(|r| {
+                let o = full(&args.dir, &r, &pipeline, args.outline_tolerance)?;
+                Ok((r, o))
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+
+    if args.verbose {
+        for (record, o) in &outcomes {
+            if !o.kind_correct || !o.located || o.error.is_some() {
+                let corners =
+                    |q: &Quad| q.corners.map(|p| (p.x.round() as i32, p.y.round() as i32));
+                eprintln!(
+                    "{} {}: class ok {}, located {}, upright {}, error {:?}, found {:?}, truth {:?}",
+                    record.file,
+                    o.group,
+                    o.kind_correct,
+                    o.located,
+                    o.orientation_correct,
+                    o.error,
+                    o.quad.as_ref().map(corners),
+                    record
+                        .corners
+                        .map(|[x, y]| (x.round() as i32, y.round() as i32)),
+                );
+            }
+        }
+    }
+    let mut groups: BTreeMap<String, GroupReport> = BTreeMap::new();
+    let mut tallies: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
+    let mut field_tallies: BTreeMap<(String, String), (usize, usize, f64)> = BTreeMap::new();
+    let mut stage_times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (record, outcome) in &outcomes {
+        let group = groups.entry(outcome.group.clone()).or_default();
+        group.count += 1;
+        if let Some(err) = &outcome.error {
+            *group.errors.entry(err.clone()).or_default() += 1;
+        }
+        let t = tallies.entry(outcome.group.clone()).or_default();
+        t.0 += usize::from(outcome.kind_correct);
+        t.1 += usize::from(outcome.located);
+        t.3 += usize::from(outcome.flow_a_exact);
+        if !args.geometry_only {
+            let mut all_exact = true;
+            for (key, truth) in &record.fields {
+                if truth.trim().is_empty() {
+                    continue;
+                }
+                let read = outcome.fields.get(key).map(String::as_str).unwrap_or("");
+                let exact = read == truth;
+                all_exact &= exact;
+                let cer = levenshtein(read, truth) as f64 / truth.chars().count().max(1) as f64;
+                let f = field_tallies
+                    .entry((outcome.group.clone(), key.clone()))
+                    .or_default();
+                f.0 += 1;
+                f.1 += usize::from(exact);
+                f.2 += cer;
+            }
+            t.2 += usize::from(all_exact);
+        }
+        let mut total = 0.0;
+        for (stage, d) in &outcome.timings {
+            let ms = d.as_secs_f64() * 1e3;
+            total += ms;
+            stage_times.entry((*stage).to_owned()).or_default().push(ms);
+        }
+        if outcome.error.is_none() {
+            stage_times
+                .entry("total".to_owned())
+                .or_default()
+                .push(total);
+        }
+    }
+    for (name, group) in groups.iter_mut() {
+        let t = tallies[name];
+        group.classification_accuracy = rate(t.0, group.count);
+        group.located = rate(t.1, group.count);
+        group.all_fields_exact = rate(t.2, group.count);
+        group.flow_a_exact = rate(t.3, group.count);
+    }
+    for ((group, key), (count, exact, cer)) in field_tallies {
+        if let Some(g) = groups.get_mut(&group) {
+            g.fields.insert(
+                key,
+                FieldScore {
+                    count,
+                    exact: rate(exact, count),
+                    cer: cer / count.max(1) as f64,
+                },
+            );
+        }
+    }
+    let n = outcomes.len();
+    Ok(Report {
+        documents: n,
+        classification_accuracy: rate(outcomes.iter().filter(|(_, o)| o.kind_correct).count(), n),
+        orientation_accuracy: rate(
+            outcomes
+                .iter()
+                .filter(|(_, o)| o.orientation_correct)
+                .count(),
+            n,
+        ),
+        located: rate(outcomes.iter().filter(|(_, o)| o.located).count(), n),
+        groups,
+        latency_ms: stage_times
+            .into_iter()
+            .map(|(k, v)| (k, percentiles(v)))
+            .collect(),
+    })
+}
+
+pub fn run(args: DocsArgs) -> anyhow::Result<()> {
+    let report = evaluate(&args)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!(
+        "{} documents: classification {:.2} %, outline found {:.2} %, found and upright {:.2} %",
+        report.documents,
+        100.0 * report.classification_accuracy,
+        100.0 * report.located,
+        100.0 * report.orientation_accuracy
+    );
+    for (name, group) in &report.groups {
+        println!(
+            "\n{name} ({} docs): class {:.1} %, located {:.1} %, all fields exact {:.1} %, Flow A exact {:.1} %{}",
+            group.count,
+            100.0 * group.classification_accuracy,
+            100.0 * group.located,
+            100.0 * group.all_fields_exact,
+            100.0 * group.flow_a_exact,
+            if group.errors.is_empty() {
+                String::new()
+            } else {
+                format!(", errors {:?}", group.errors)
+            }
+        );
+        for (key, score) in &group.fields {
+            println!(
+                "  {key:<20} exact {:>6.1} %   CER {:>6.2} %",
+                100.0 * score.exact,
+                100.0 * score.cer
+            );
+        }
+    }
+    println!("\nlatency (ms)");
+    for (stage, p) in &report.latency_ms {
+        println!("  {stage:<14} p50 {:>8.1}   p95 {:>8.1}", p.p50, p.p95);
+    }
+    Ok(())
+}

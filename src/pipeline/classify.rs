@@ -1,0 +1,460 @@
+//! Stage 3: which kind and side of document the located outline holds, and whether
+//! it lies upside down.
+//!
+//! A multinomial logistic regression over a small picture of the card: its grey
+//! levels (normalised per image, so lighting does not matter), its chroma (card
+//! colours tell kinds apart) and its edge density (where text and graphics sit).
+//! Each kind has two classes, upright and turned by half a turn, so one pass
+//! decides kind, side and orientation. Trained by `hawiya train classifier` on
+//! generator output; the weights ship in `models/classifier.json`.
+
+use std::path::Path;
+
+use image::{Rgb, RgbImage};
+use serde::{Deserialize, Serialize};
+
+use super::warp::{Quad, warp_rgb};
+use crate::domain::DocumentKind;
+
+/// The card is sampled at `GRID_W`×`GRID_H` cells, from a warp `SUPER` times finer.
+const GRID_W: u32 = 32;
+const GRID_H: u32 = 20;
+const SUPER: u32 = 3;
+/// Chroma and edge features use a coarser grid.
+const COARSE_W: u32 = 16;
+const COARSE_H: u32 = 10;
+
+/// Length of a feature vector.
+pub const FEATURES: usize = (GRID_W * GRID_H + 3 * COARSE_W * COARSE_H) as usize;
+
+/// The card under `quad` as a feature vector (the quad's first side read as its top).
+pub fn features(image: &RgbImage, quad: &Quad) -> Vec<f32> {
+    let fine = warp_rgb(image, quad, GRID_W * SUPER, GRID_H * SUPER);
+    features_of_card(&fine)
+}
+
+/// Features of an already rectified card image (any size, landscape).
+pub fn features_of_card(card: &RgbImage) -> Vec<f32> {
+    let fine = if card.dimensions() == (GRID_W * SUPER, GRID_H * SUPER) {
+        card.clone()
+    } else {
+        image::imageops::resize(
+            card,
+            GRID_W * SUPER,
+            GRID_H * SUPER,
+            image::imageops::FilterType::Triangle,
+        )
+    };
+    let grey: Vec<f32> = fine
+        .pixels()
+        .map(|Rgb([r, g, b])| luma(*r, *g, *b))
+        .collect();
+    let (fw, fh) = (fine.width() as usize, fine.height() as usize);
+    let mut out = Vec::with_capacity(FEATURES);
+
+    // Grey levels, standardised over the card.
+    let cells = cell_means(&grey, fw, fh, GRID_W as usize, GRID_H as usize);
+    out.extend(standardise(&cells));
+
+    // Chroma: colour direction independent of brightness.
+    let chroma = |f: fn(f32, f32, f32) -> f32| -> Vec<f32> {
+        let values: Vec<f32> = fine
+            .pixels()
+            .map(|Rgb([r, g, b])| {
+                let (r, g, b) = (f32::from(*r), f32::from(*g), f32::from(*b));
+                f(r, g, b) / (r + g + b + 30.0)
+            })
+            .collect();
+        cell_means(&values, fw, fh, COARSE_W as usize, COARSE_H as usize)
+            .iter()
+            .map(|v| v * 8.0)
+            .collect()
+    };
+    out.extend(chroma(|r, g, _| r - g));
+    out.extend(chroma(|_, g, b| b - g));
+
+    // Edge density, relative to the card's mean.
+    let mut edges = vec![0f32; fw * fh];
+    for y in 1..fh - 1 {
+        for x in 1..fw - 1 {
+            let dx = grey[y * fw + x + 1] - grey[y * fw + x - 1];
+            let dy = grey[(y + 1) * fw + x] - grey[(y - 1) * fw + x];
+            edges[y * fw + x] = (dx * dx + dy * dy).sqrt();
+        }
+    }
+    let cells = cell_means(&edges, fw, fh, COARSE_W as usize, COARSE_H as usize);
+    let mean = cells.iter().sum::<f32>() / cells.len() as f32 + 1e-3;
+    out.extend(cells.iter().map(|c| c / mean - 1.0));
+    out
+}
+
+fn luma(r: u8, g: u8, b: u8) -> f32 {
+    0.299 * f32::from(r) + 0.587 * f32::from(g) + 0.114 * f32::from(b)
+}
+
+fn cell_means(values: &[f32], w: usize, h: usize, cw: usize, ch: usize) -> Vec<f32> {
+    let mut sums = vec![0f32; cw * ch];
+    let mut counts = vec![0f32; cw * ch];
+    for y in 0..h {
+        let cy = y * ch / h;
+        for x in 0..w {
+            let cx = x * cw / w;
+            sums[cy * cw + cx] += values[y * w + x];
+            counts[cy * cw + cx] += 1.0;
+        }
+    }
+    sums.iter()
+        .zip(&counts)
+        .map(|(s, c)| s / c.max(1.0))
+        .collect()
+}
+
+fn standardise(values: &[f32]) -> Vec<f32> {
+    let n = values.len() as f32;
+    let mean = values.iter().sum::<f32>() / n;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / n;
+    let std = var.sqrt().max(1.0);
+    values.iter().map(|v| (v - mean) / std).collect()
+}
+
+/// One class of the model: a kind, upright or upside down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Class {
+    pub kind: DocumentKind,
+    pub upside_down: bool,
+}
+
+/// All classes in model order: every kind upright, then every kind turned.
+pub fn classes() -> Vec<Class> {
+    [false, true]
+        .into_iter()
+        .flat_map(|upside_down| {
+            DocumentKind::ALL
+                .into_iter()
+                .map(move |kind| Class { kind, upside_down })
+        })
+        .collect()
+}
+
+/// The decision for one outline.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Classification {
+    pub kind: DocumentKind,
+    /// The outline must be turned by half a turn to read the document.
+    pub upside_down: bool,
+    /// Probability of the chosen class.
+    pub confidence: f32,
+}
+
+/// Why a classifier model cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("cannot read the classifier model {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the classifier model is not valid: {0}")]
+    Invalid(String),
+}
+
+/// Linear model over standardised features.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Classifier {
+    pub classes: Vec<Class>,
+    /// Per-feature mean and scale applied before the linear layer.
+    pub mean: Vec<f32>,
+    pub scale: Vec<f32>,
+    /// Row-major `classes × FEATURES`.
+    pub weights: Vec<f32>,
+    pub bias: Vec<f32>,
+}
+
+impl Classifier {
+    pub fn from_json(text: &str) -> Result<Classifier, ModelError> {
+        let model: Classifier =
+            serde_json::from_str(text).map_err(|e| ModelError::Invalid(e.to_string()))?;
+        let n = model.classes.len();
+        if model.mean.len() != FEATURES
+            || model.scale.len() != FEATURES
+            || model.weights.len() != n * FEATURES
+            || model.bias.len() != n
+            || n == 0
+        {
+            return Err(ModelError::Invalid(format!(
+                "shapes do not match {FEATURES} features"
+            )));
+        }
+        Ok(model)
+    }
+
+    pub fn load(path: &Path) -> Result<Classifier, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Classifier::from_json(&text)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Class probabilities for one feature vector.
+    pub fn probabilities(&self, features: &[f32]) -> Vec<f32> {
+        let x: Vec<f32> = features
+            .iter()
+            .zip(&self.mean)
+            .zip(&self.scale)
+            .map(|((v, m), s)| (v - m) * s)
+            .collect();
+        let logits: Vec<f32> = (0..self.classes.len())
+            .map(|c| {
+                let row = &self.weights[c * FEATURES..(c + 1) * FEATURES];
+                self.bias[c] + row.iter().zip(&x).map(|(w, v)| w * v).sum::<f32>()
+            })
+            .collect();
+        softmax(&logits)
+    }
+
+    /// Kind, side and orientation of the card under `quad`.
+    pub fn classify(&self, image: &RgbImage, quad: &Quad) -> Classification {
+        self.decide(&features(image, quad))
+    }
+
+    /// Of several candidate outlines, the one the model is surest holds a document,
+    /// with its decision; `None` when there are no candidates.
+    pub fn pick(&self, image: &RgbImage, quads: &[Quad]) -> Option<(usize, Classification)> {
+        quads
+            .iter()
+            .map(|quad| self.classify(image, quad))
+            .enumerate()
+            .max_by(|a, b| a.1.confidence.total_cmp(&b.1.confidence))
+    }
+
+    pub fn decide(&self, features: &[f32]) -> Classification {
+        let p = self.probabilities(features);
+        let (best, confidence) = p
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((0, 0.0));
+        let class = self.classes[best];
+        Classification {
+            kind: class.kind,
+            upside_down: class.upside_down,
+            confidence,
+        }
+    }
+}
+
+fn softmax(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exp: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+    let sum: f32 = exp.iter().sum();
+    exp.iter().map(|e| e / sum).collect()
+}
+
+/// Training settings for [`train`].
+#[derive(Debug, Clone)]
+pub struct TrainConfig {
+    pub epochs: usize,
+    pub learning_rate: f32,
+    pub l2: f32,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            epochs: 300,
+            learning_rate: 0.5,
+            l2: 1e-4,
+        }
+    }
+}
+
+/// Fits the model to `(features, class index)` pairs by full-batch gradient
+/// descent with momentum on the softmax cross-entropy.
+pub fn train(samples: &[(Vec<f32>, usize)], config: &TrainConfig) -> Classifier {
+    let classes = classes();
+    let n_classes = classes.len();
+    let n = samples.len().max(1) as f32;
+    let mut mean = vec![0f32; FEATURES];
+    for (x, _) in samples {
+        for (m, v) in mean.iter_mut().zip(x) {
+            *m += v / n;
+        }
+    }
+    let mut var = vec![0f32; FEATURES];
+    for (x, _) in samples {
+        for ((s, v), m) in var.iter_mut().zip(x).zip(&mean) {
+            *s += (v - m).powi(2) / n;
+        }
+    }
+    let scale: Vec<f32> = var.iter().map(|v| 1.0 / (v.sqrt() + 1e-3)).collect();
+    let xs: Vec<Vec<f32>> = samples
+        .iter()
+        .map(|(x, _)| {
+            x.iter()
+                .zip(&mean)
+                .zip(&scale)
+                .map(|((v, m), s)| (v - m) * s)
+                .collect()
+        })
+        .collect();
+    let mut weights = vec![0f32; n_classes * FEATURES];
+    let mut bias = vec![0f32; n_classes];
+    let mut velocity_w = vec![0f32; weights.len()];
+    let mut velocity_b = vec![0f32; n_classes];
+    for _ in 0..config.epochs {
+        let mut grad_w = vec![0f32; weights.len()];
+        let mut grad_b = vec![0f32; n_classes];
+        for (x, (_, label)) in xs.iter().zip(samples) {
+            let logits: Vec<f32> = (0..n_classes)
+                .map(|c| {
+                    bias[c]
+                        + weights[c * FEATURES..(c + 1) * FEATURES]
+                            .iter()
+                            .zip(x)
+                            .map(|(w, v)| w * v)
+                            .sum::<f32>()
+                })
+                .collect();
+            let p = softmax(&logits);
+            for c in 0..n_classes {
+                let err = p[c] - if c == *label { 1.0 } else { 0.0 };
+                if err.abs() < 1e-6 {
+                    continue;
+                }
+                grad_b[c] += err / n;
+                for (g, v) in grad_w[c * FEATURES..(c + 1) * FEATURES].iter_mut().zip(x) {
+                    *g += err * v / n;
+                }
+            }
+        }
+        for i in 0..weights.len() {
+            velocity_w[i] =
+                0.9 * velocity_w[i] - config.learning_rate * (grad_w[i] + config.l2 * weights[i]);
+            weights[i] += velocity_w[i];
+        }
+        for c in 0..n_classes {
+            velocity_b[c] = 0.9 * velocity_b[c] - config.learning_rate * grad_b[c];
+            bias[c] += velocity_b[c];
+        }
+    }
+    Classifier {
+        classes,
+        mean,
+        scale,
+        weights,
+        bias,
+    }
+}
+
+/// Index of `class` in [`classes`].
+pub fn class_index(kind: DocumentKind, upside_down: bool) -> usize {
+    let k = DocumentKind::ALL
+        .iter()
+        .position(|&x| x == kind)
+        .unwrap_or(0);
+    k + if upside_down {
+        DocumentKind::ALL.len()
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::warp::Quad;
+
+    /// Seven made-up "kinds": different paper colours and text-block positions.
+    fn fake_card(kind: usize, variant: u32) -> RgbImage {
+        let palette: [[u8; 3]; 7] = [
+            [220, 230, 240],
+            [240, 230, 190],
+            [230, 220, 200],
+            [200, 230, 210],
+            [235, 215, 225],
+            [200, 210, 235],
+            [225, 225, 225],
+        ];
+        let paper = palette[kind];
+        RgbImage::from_fn(300, 190, |x, y| {
+            let (u, v) = (x as f32 / 300.0, y as f32 / 190.0);
+            let row = ((v * 10.0) as usize + kind).is_multiple_of(3);
+            let block = (u > 0.1 * (kind % 4) as f32 + 0.02 * (variant % 3) as f32)
+                && u < 0.9
+                && row
+                && v > 0.2;
+            if block && !(x / 3 + variant).is_multiple_of(4) {
+                Rgb([30, 30, 30])
+            } else {
+                let shade = (variant % 5) as u8 * 4;
+                Rgb(paper.map(|c| c.saturating_sub(shade)))
+            }
+        })
+    }
+
+    #[test]
+    fn learns_kinds_and_orientation() {
+        let mut samples = Vec::new();
+        for kind in 0..7 {
+            for variant in 0..6 {
+                let card = fake_card(kind, variant);
+                let quad = Quad::full(card.width(), card.height());
+                samples.push((
+                    features(&card, &quad),
+                    class_index(DocumentKind::ALL[kind], false),
+                ));
+                samples.push((
+                    features(&card, &quad.turned(2)),
+                    class_index(DocumentKind::ALL[kind], true),
+                ));
+            }
+        }
+        let model = train(
+            &samples,
+            &TrainConfig {
+                epochs: 60,
+                ..TrainConfig::default()
+            },
+        );
+        let model = Classifier::from_json(&model.to_json()).unwrap();
+        for kind in 0..7 {
+            let card = fake_card(kind, 7);
+            let quad = Quad::full(card.width(), card.height());
+            let up = model.classify(&card, &quad);
+            assert_eq!(
+                (up.kind, up.upside_down),
+                (DocumentKind::ALL[kind], false),
+                "{up:?}"
+            );
+            let down = model.classify(&card, &quad.turned(2));
+            assert_eq!(
+                (down.kind, down.upside_down),
+                (DocumentKind::ALL[kind], true),
+                "{down:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rejects_malformed_models() {
+        assert!(Classifier::from_json("{}").is_err());
+        let mut model = train(
+            &[(vec![0.0; FEATURES], 0)],
+            &TrainConfig {
+                epochs: 1,
+                ..TrainConfig::default()
+            },
+        );
+        model.bias.pop();
+        assert!(matches!(
+            Classifier::from_json(&model.to_json()),
+            Err(ModelError::Invalid(_))
+        ));
+    }
+}

@@ -1,0 +1,272 @@
+//! `hawiya extract` (one file through the pipeline) and `hawiya train-classifier`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Deserialize;
+
+use super::classify::{self, Classifier, TrainConfig};
+use super::decode::{self, DecodeLimits};
+use super::locate::{self, LocateConfig};
+use super::warp::{Point, Quad};
+use super::{IdType, LineRecognizer, Pipeline};
+use crate::domain::DocumentKind;
+
+#[derive(Debug, clap::Args)]
+pub struct ExtractArgs {
+    /// A JPEG, PNG or PDF file.
+    pub image: PathBuf,
+    /// The `ID_type` an HTTP client would send (0 to 3); refuses other documents.
+    #[arg(long)]
+    pub id_type: Option<u8>,
+    /// Directory holding the models (classifier.json and the recognizer's files).
+    #[arg(long, default_value = "models")]
+    pub models: PathBuf,
+}
+
+/// Loads the pipeline with the models of `models`.
+pub fn load_pipeline(models: &Path) -> anyhow::Result<Pipeline> {
+    let recognizer = load_recognizer(models)?;
+    Pipeline::from_models(models, recognizer).context("loading the classifier")
+}
+
+/// Beam width the pipeline decodes with: alternatives let the national-ID check
+/// choose a reading that validates.
+pub const BEAM_WIDTH: usize = 3;
+
+/// The text-line recognizer of `models/recognizer`, behind its dynamic batcher.
+pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>> {
+    use crate::recognizer::{
+        Batcher, BatcherConfig, DecodeOptions, ModelSource, Recognizer, RecognizerReader,
+    };
+
+    let source = ModelSource::Dir(models.join("recognizer"));
+    let recognizer = Recognizer::load(&source).with_context(|| {
+        format!(
+            "loading the recognizer from {}",
+            models.join("recognizer").display()
+        )
+    })?;
+    let reader = RecognizerReader {
+        recognizer,
+        options: DecodeOptions::beam(BEAM_WIDTH),
+    };
+    Ok(Arc::new(Batcher::start(reader, BatcherConfig::default())))
+}
+
+pub fn run_extract(args: ExtractArgs) -> anyhow::Result<()> {
+    let bytes =
+        std::fs::read(&args.image).with_context(|| format!("reading {}", args.image.display()))?;
+    let id_type = match args.id_type {
+        Some(code) => Some(
+            IdType::from_code(code)
+                .with_context(|| format!("ID_type {code} is not 0, 1, 2 or 3"))?,
+        ),
+        None => None,
+    };
+    let pipeline = load_pipeline(&args.models)?;
+    let (result, trace) = pipeline.run(&bytes, id_type);
+    let timings: BTreeMap<&str, f64> = trace
+        .timings
+        .iter()
+        .map(|(stage, d)| (*stage, d.as_secs_f64() * 1e3))
+        .collect();
+    let total: f64 = timings.values().sum();
+    let output = match result {
+        Ok(extraction) => serde_json::json!({
+            "kind": extraction.kind,
+            "flow_a": extraction.flow_a,
+            "flow_b": extraction.flow_b,
+            "confidence": extraction.confidence,
+            "field_confidence": extraction.field_confidence,
+            "low_confidence_fields": extraction.low_confidence_fields,
+            "timings_ms": timings,
+            "total_ms": total,
+        }),
+        Err(err) => serde_json::json!({
+            "error": { "reason": err.reason(), "message": err.to_string() },
+            "timings_ms": timings,
+            "total_ms": total,
+        }),
+    };
+    println!("{}", serde_json::to_string_pretty(&output)?);
+    Ok(())
+}
+
+/// The part of a generator `truth.jsonl` line the pipeline's tools read.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TruthRecord {
+    pub file: String,
+    pub kind: DocumentKind,
+    pub capture: CaptureInfo,
+    pub width: u32,
+    pub height: u32,
+    /// Card top-left, top-right, bottom-right, bottom-left in image pixels.
+    pub corners: [[f32; 2]; 4],
+    pub fields: BTreeMap<String, String>,
+    pub flow_a: crate::record::FlowAFields,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CaptureInfo {
+    pub mode: String,
+}
+
+/// Every record of `dir/truth.jsonl`.
+pub fn read_truth(dir: &Path) -> anyhow::Result<Vec<TruthRecord>> {
+    let path = dir.join("truth.jsonl");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .with_context(|| format!("{}: line {}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+impl TruthRecord {
+    /// The truth outline in the pixels of `image` (a rasterised PDF page may be
+    /// scaled from the raster the truth describes).
+    pub fn quad_in(&self, image_width: u32, image_height: u32) -> Quad {
+        let (sx, sy) = (
+            image_width as f32 / self.width as f32,
+            image_height as f32 / self.height as f32,
+        );
+        Quad {
+            corners: self.corners.map(|[x, y]| Point::new(x * sx, y * sy)),
+        }
+    }
+}
+
+/// Largest corner distance between two outlines.
+pub fn corner_error(a: &Quad, b: &Quad) -> f32 {
+    a.corners
+        .iter()
+        .zip(&b.corners)
+        .map(|(p, q)| p.distance(*q))
+        .fold(0.0, f32::max)
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TrainClassifierArgs {
+    /// Generator output folders (each with truth.jsonl), e.g. from `hawiya synth`.
+    #[arg(long = "dir", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the model.
+    #[arg(long, default_value = "models/classifier.json")]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 300)]
+    pub epochs: usize,
+}
+
+/// Feature vectors of one document: the true outline both ways up, jittered copies,
+/// and the locator's own outline (so training sees its errors).
+fn document_samples(
+    dir: &Path,
+    record: &TruthRecord,
+    seed: u64,
+) -> anyhow::Result<Vec<(Vec<f32>, usize)>> {
+    let bytes = std::fs::read(dir.join(&record.file))?;
+    let image = decode::decode(&bytes, &DecodeLimits::default())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", record.file))?
+        .image;
+    let truth = record.quad_in(image.width(), image.height());
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let width = truth.corners[0].distance(truth.corners[1]);
+    let mut quads = vec![truth];
+    for _ in 0..2 {
+        let jitter = 0.015 * width;
+        quads.push(Quad {
+            corners: truth.corners.map(|p| {
+                Point::new(
+                    p.x + rng.random_range(-jitter..jitter),
+                    p.y + rng.random_range(-jitter..jitter),
+                )
+            }),
+        });
+    }
+    if let Some(found) = locate::locate(&image, &LocateConfig::default()) {
+        // Labelled by which way round it matches the truth.
+        let (up, down) = (
+            corner_error(&found.quad, &truth),
+            corner_error(&found.quad.turned(2), &truth),
+        );
+        if up.min(down) < 0.05 * width {
+            let quad = if up <= down {
+                found.quad
+            } else {
+                found.quad.turned(2)
+            };
+            quads.push(quad);
+        }
+    }
+    let mut samples = Vec::new();
+    for quad in quads {
+        samples.push((
+            classify::features(&image, &quad),
+            classify::class_index(record.kind, false),
+        ));
+        samples.push((
+            classify::features(&image, &quad.turned(2)),
+            classify::class_index(record.kind, true),
+        ));
+    }
+    Ok(samples)
+}
+
+pub fn run_train_classifier(args: TrainClassifierArgs) -> anyhow::Result<()> {
+    let mut jobs = Vec::new();
+    for dir in &args.dirs {
+        for record in read_truth(dir)? {
+            jobs.push((dir.clone(), record));
+        }
+    }
+    let started = std::time::Instant::now();
+    let samples: Vec<(Vec<f32>, usize)> = jobs
+        .par_iter()
+        .enumerate()
+        .map(|(i, (dir, record))| document_samples(dir, record, i as u64))
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    println!(
+        "{} documents, {} samples in {:.1} s",
+        jobs.len(),
+        samples.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let config = TrainConfig {
+        epochs: args.epochs,
+        ..TrainConfig::default()
+    };
+    let model = classify::train(&samples, &config);
+    let correct = samples.iter().filter(|(x, label)| {
+        let c = model.decide(x);
+        classify::class_index(c.kind, c.upside_down) == *label
+    });
+    println!(
+        "trained in {:.1} s; training accuracy {:.2} %",
+        started.elapsed().as_secs_f64(),
+        100.0 * correct.count() as f64 / samples.len().max(1) as f64
+    );
+    if let Some(parent) = args.out.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&args.out, model.to_json())?;
+    let check = Classifier::load(&args.out)?;
+    println!(
+        "wrote {} ({} classes)",
+        args.out.display(),
+        check.classes.len()
+    );
+    Ok(())
+}

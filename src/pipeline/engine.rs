@@ -1,0 +1,307 @@
+//! The pipeline itself: the stages run in order on one upload, timed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use image::{GrayImage, imageops};
+
+use super::classify::{Classification, Classifier};
+use super::decode::{self, DecodeLimits, Format};
+use super::locate::{self, LocateConfig, LocateMethod};
+use super::post::{self, LineReading, Readings};
+use super::read::{self, FieldRegion};
+use super::warp::{Quad, warp_gray};
+use super::{ExtractError, Extraction, Extractor, IdType};
+use crate::domain::DocumentKind;
+use crate::layout;
+
+/// Reads text-line crops; the recognizer's batcher implements it. One call carries
+/// every crop of one document, so the batcher can group them with other requests.
+pub trait LineRecognizer: Send + Sync + 'static {
+    /// One reading per crop, in order.
+    fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError>;
+
+    fn is_ready(&self) -> bool;
+}
+
+/// The recognizer's batcher reads for the pipeline.
+impl LineRecognizer for crate::recognizer::BatcherHandle {
+    fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
+        use crate::recognizer::RecognizeError;
+        let readings =
+            crate::recognizer::BatcherHandle::recognize(self, crops).map_err(|e| match e {
+                RecognizeError::Overloaded => ExtractError::Overloaded,
+                other => ExtractError::Internal(other.to_string()),
+            })?;
+        Ok(readings
+            .into_iter()
+            .map(|r| LineReading {
+                candidates: r
+                    .candidates()
+                    .into_iter()
+                    .map(|(text, confidence)| post::Candidate { text, confidence })
+                    .collect(),
+            })
+            .collect())
+    }
+
+    fn is_ready(&self) -> bool {
+        crate::recognizer::BatcherHandle::is_ready(self)
+    }
+}
+
+/// Width of every rectified card; the height follows the layout's aspect.
+pub const CARD_WIDTH: u32 = 1000;
+
+/// Tunables of the pipeline as a whole.
+#[derive(Debug, Clone)]
+pub struct PipelineConfig {
+    pub limits: DecodeLimits,
+    pub locate: LocateConfig,
+    /// Below this Laplacian variance (on the 1000-px card) a capture is refused as
+    /// too blurry.
+    pub min_sharpness: f32,
+    /// A document narrower than this in the upload (pixels) is refused as too small.
+    pub min_card_width: f32,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            limits: DecodeLimits::default(),
+            locate: LocateConfig::default(),
+            min_sharpness: 8.0,
+            min_card_width: 200.0,
+        }
+    }
+}
+
+/// What the pipeline saw on the way, for the CLI and the evaluation.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub format: Option<Format>,
+    /// Size of the decoded image, the space `quad` is in.
+    pub image_size: Option<(u32, u32)>,
+    pub quad: Option<Quad>,
+    pub locate_method: Option<LocateMethod>,
+    pub classification: Option<Classification>,
+    pub sharpness: Option<f32>,
+    pub readings: Readings,
+    /// The validated printed texts, by field key.
+    pub fields: BTreeMap<String, String>,
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+/// The document pipeline: decode → locate → classify → rectify → cut lines →
+/// recognize → post-process.
+pub struct Pipeline {
+    config: PipelineConfig,
+    classifier: Classifier,
+    recognizer: Arc<dyn LineRecognizer>,
+}
+
+struct Timer {
+    last: Instant,
+    timings: Vec<(&'static str, Duration)>,
+}
+
+impl Timer {
+    fn lap(&mut self, stage: &'static str) {
+        let now = Instant::now();
+        self.timings.push((stage, now - self.last));
+        self.last = now;
+    }
+}
+
+impl Pipeline {
+    pub fn new(
+        config: PipelineConfig,
+        classifier: Classifier,
+        recognizer: Arc<dyn LineRecognizer>,
+    ) -> Pipeline {
+        Pipeline {
+            config,
+            classifier,
+            recognizer,
+        }
+    }
+
+    /// The pipeline with the classifier of `models_dir` (`classifier.json`).
+    pub fn from_models(
+        models_dir: &Path,
+        recognizer: Arc<dyn LineRecognizer>,
+    ) -> Result<Pipeline, super::classify::ModelError> {
+        let classifier = Classifier::load(&models_dir.join("classifier.json"))?;
+        Ok(Pipeline::new(
+            PipelineConfig::default(),
+            classifier,
+            recognizer,
+        ))
+    }
+
+    /// Runs every stage and returns what was found along with the result.
+    pub fn run(
+        &self,
+        bytes: &[u8],
+        id_type: Option<IdType>,
+    ) -> (Result<Extraction, ExtractError>, Trace) {
+        let mut trace = Trace {
+            format: None,
+            image_size: None,
+            quad: None,
+            locate_method: None,
+            classification: None,
+            sharpness: None,
+            readings: Readings::new(),
+            fields: BTreeMap::new(),
+            timings: Vec::new(),
+        };
+        let mut timer = Timer {
+            last: Instant::now(),
+            timings: Vec::new(),
+        };
+        let result = self.stages(bytes, id_type, &mut trace, &mut timer);
+        trace.timings = timer.timings;
+        let result = result.map(|mut extraction| {
+            extraction.timings = trace.timings.clone();
+            extraction
+        });
+        (result, trace)
+    }
+
+    fn stages(
+        &self,
+        bytes: &[u8],
+        id_type: Option<IdType>,
+        trace: &mut Trace,
+        timer: &mut Timer,
+    ) -> Result<Extraction, ExtractError> {
+        let decoded = decode::decode(bytes, &self.config.limits)?;
+        trace.format = Some(decoded.format);
+        let image = decoded.image;
+        trace.image_size = Some(image.dimensions());
+        timer.lap("decode");
+
+        let candidates = locate::candidates(&image, &self.config.locate);
+        timer.lap("locate");
+
+        // The classifier picks the outline it is surest holds a document.
+        let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
+        let (chosen, class) = self
+            .classifier
+            .pick(&image, &quads)
+            .ok_or(ExtractError::NoDocumentFound)?;
+        let located = candidates[chosen];
+        trace.quad = Some(located.quad);
+        trace.locate_method = Some(located.method);
+        trace.classification = Some(class);
+        if let Some(requested) = id_type
+            && !requested.accepts(class.kind)
+        {
+            return Err(ExtractError::WrongIdType {
+                requested: requested.code(),
+                found: class.kind,
+            });
+        }
+        let quad = if class.upside_down {
+            located.quad.turned(2)
+        } else {
+            located.quad
+        };
+        trace.quad = Some(quad);
+        timer.lap("classify");
+
+        let layout = layout::builtin(class.kind);
+        let card_height = (CARD_WIDTH as f32 / layout.page.aspect()).round() as u32;
+        let card_width_in_upload = (quad.corners[0].distance(quad.corners[1])
+            + quad.corners[3].distance(quad.corners[2]))
+            / 2.0;
+        if card_width_in_upload < self.config.min_card_width {
+            return Err(ExtractError::ImageTooSmall(format!(
+                "the document is {card_width_in_upload:.0} pixels wide; at least {:.0} are needed",
+                self.config.min_card_width
+            )));
+        }
+        let grey = imageops::grayscale(&image);
+        let card = warp_gray(&grey, &quad, CARD_WIDTH, card_height);
+        let sharpness = read::sharpness(&card);
+        trace.sharpness = Some(sharpness);
+        if sharpness < self.config.min_sharpness {
+            return Err(ExtractError::TooBlurry);
+        }
+        timer.lap("rectify");
+
+        let regions = regions(class.kind);
+        let crops = read::cut_lines(&card, &regions);
+        timer.lap("cut_lines");
+
+        // Debugging aid: HAWIYA_DUMP_CROPS=<dir> writes the card and every crop.
+        if let Ok(dir) = std::env::var("HAWIYA_DUMP_CROPS") {
+            let dir = std::path::Path::new(&dir);
+            let _ = std::fs::create_dir_all(dir);
+            let _ = card.save(dir.join("card.png"));
+            for crop in &crops {
+                let _ = crop.image.save(dir.join(format!("{}.png", crop.key)));
+            }
+        }
+        let keys: Vec<String> = crops.iter().map(|c| c.key.clone()).collect();
+        let readings = self
+            .recognizer
+            .recognize(crops.into_iter().map(|c| c.image).collect())?;
+        if readings.len() != keys.len() {
+            return Err(ExtractError::Internal(format!(
+                "the recognizer returned {} readings for {} lines",
+                readings.len(),
+                keys.len()
+            )));
+        }
+        trace.readings = keys
+            .into_iter()
+            .zip(readings)
+            .filter(|(_, r)| !r.candidates.is_empty())
+            .collect();
+        timer.lap("recognize");
+
+        let processed = post::post_process(class.kind, &trace.readings);
+        trace.fields = processed
+            .fields
+            .iter()
+            .map(|(k, f)| (k.clone(), f.text.clone()))
+            .collect();
+        timer.lap("post_process");
+        Ok(Extraction {
+            kind: class.kind,
+            flow_a: processed.flow_a,
+            flow_b: processed.flow_b,
+            confidence: processed.confidence * class.confidence.clamp(0.5, 1.0),
+            field_confidence: processed.field_confidence,
+            low_confidence_fields: processed.low_confidence_fields,
+            timings: Vec::new(),
+        })
+    }
+}
+
+/// The field boxes of a kind's layout, with the middle of each font-size range.
+pub fn regions(kind: DocumentKind) -> Vec<FieldRegion> {
+    layout::builtin(kind)
+        .fields
+        .iter()
+        .map(|f| FieldRegion {
+            key: f.key.clone(),
+            rect: [f.rect.x0, f.rect.y0, f.rect.x1, f.rect.y1],
+            em: (f.size.min + f.size.max) / 2.0,
+        })
+        .collect()
+}
+
+impl Extractor for Pipeline {
+    fn extract(&self, bytes: &[u8], id_type: IdType) -> Result<Extraction, ExtractError> {
+        self.run(bytes, Some(id_type)).0
+    }
+
+    fn is_ready(&self) -> bool {
+        self.recognizer.is_ready()
+    }
+}

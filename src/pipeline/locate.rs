@@ -1,0 +1,1218 @@
+//! Stage 2: find the document's outline in a photo or a scan.
+//!
+//! Classical geometry on a small grey copy of the image. The sides of a card are
+//! long straight edges, so they are found as peaks of a gradient-oriented Hough
+//! transform; pairs of roughly parallel lines are combined into quadrilaterals and
+//! every candidate is scored by how much of its outline is backed by edges of one
+//! polarity, by its aspect ratio and by its size. The winner's sides are refined
+//! against the gradient, then scaled back to source pixels.
+//!
+//! Orientation is not decided here: the quad's long side is horizontal, and
+//! whether it is upside down is left to the classifier, which reads content.
+
+use image::{GrayImage, RgbImage, imageops};
+
+use super::warp::{Point, Quad};
+
+/// Tuning of the locator; the defaults were chosen on generator output.
+#[derive(Debug, Clone)]
+pub struct LocateConfig {
+    /// Longer side of the working copy, in pixels.
+    pub work_side: u32,
+    /// Smallest document, as a fraction of the image area.
+    pub min_area_fraction: f32,
+    /// Accepted long/short side ratios of the document, after perspective.
+    pub min_aspect: f32,
+    pub max_aspect: f32,
+    /// Lowest candidate score accepted as a document outline.
+    pub min_score: f32,
+    /// Width over height of the documents read (ID-1 cards, passport pages).
+    pub document_aspects: Vec<f32>,
+    /// In an image of a document's own shape, an outline smaller than this share
+    /// of it is taken for a rectangle printed on the document.
+    pub inner_area_fraction: f32,
+    /// Most outlines handed to the classifier to choose from.
+    pub max_candidates: usize,
+}
+
+impl Default for LocateConfig {
+    fn default() -> Self {
+        LocateConfig {
+            work_side: 480,
+            min_area_fraction: 0.04,
+            min_aspect: 1.2,
+            max_aspect: 2.0,
+            min_score: 0.5,
+            document_aspects: vec![85.60 / 53.98, 125.0 / 88.0],
+            inner_area_fraction: 0.3,
+            max_candidates: 1,
+        }
+    }
+}
+
+/// How the outline was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocateMethod {
+    /// Four edges found in the image.
+    Edges,
+    /// No outline stood out, and the image itself has a document's shape: a
+    /// scan or photo cropped to the card.
+    WholeImage,
+}
+
+/// A located document: its outline (long side horizontal) in source pixels.
+#[derive(Debug, Clone, Copy)]
+pub struct Located {
+    pub quad: Quad,
+    pub method: LocateMethod,
+    /// Candidate score in 0..1 (edge support, aspect, size).
+    pub score: f32,
+}
+
+/// Finds the document in `image`; `None` when nothing document-shaped is there.
+pub fn locate(image: &RgbImage, config: &LocateConfig) -> Option<Located> {
+    candidates(image, config).into_iter().next()
+}
+
+/// Outlines that may be the document, most likely first (at most
+/// `config.max_candidates`). The classifier, which knows what documents look
+/// like, picks among them.
+pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
+    let (w, h) = image.dimensions();
+    let scale = config.work_side as f32 / w.max(h) as f32;
+    let (sw, sh) = (
+        ((w as f32 * scale).round() as u32).max(8),
+        ((h as f32 * scale).round() as u32).max(8),
+    );
+    let colour = imageops::thumbnail(image, sw, sh);
+    // The thumbnail is not exactly `scale` on both axes; map back per axis.
+    let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
+    let grey = imageops::grayscale(image);
+    // Thin printed outlines survive max-pooling of full-resolution gradients, where
+    // averaging the image down first would wash them out.
+    let field = GradientField::pooled(&grey, sw, sh);
+    let mut found = best_quads(&field, config, config.max_candidates);
+    // A document on a plain surface (every scan, many photos) stands out from the
+    // surface's colour even where its outline is too faint for the edge search.
+    if let Some(quad) = region_quad(&colour, config) {
+        let refined = refine(&field, quad);
+        let score = score_quad(&field, &refined, config).unwrap_or(0.0);
+        let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
+        // First when its edges are partly backed and it is not much smaller than
+        // the edge search's best outline.
+        let first = found
+            .first()
+            .is_none_or(|best| score >= 0.3 && rank(&(refined, score)) >= 0.8 * rank(best));
+        found.insert(if first { 0 } else { found.len().min(1) }, (refined, score));
+    }
+    // An image cropped to the card shows no outline, only the card's inner
+    // rectangles; it is recognised by its own shape. Photos' 4:3 and 3:2 frames
+    // fall outside the tolerance.
+    let aspect = w.max(h) as f32 / w.min(h) as f32;
+    let card_shaped = config
+        .document_aspects
+        .iter()
+        .any(|&a| (aspect / a - 1.0).abs() <= 0.045);
+    let inner = |quad: &Quad| quad.area() / (sw * sh) as f32 <= config.inner_area_fraction;
+    let mut located: Vec<Located> = found
+        .into_iter()
+        .filter(|(quad, _)| !(card_shaped && inner(quad)))
+        .map(|(quad, score)| {
+            let quad = Quad {
+                corners: quad.corners.map(|p| Point::new(p.x * fx, p.y * fy)),
+            };
+            let quad = fit_sides(&grey, quad, 4.0 * fx.max(fy));
+            Located {
+                quad: landscape(quad),
+                method: LocateMethod::Edges,
+                score,
+            }
+        })
+        .collect();
+    located.truncate(config.max_candidates);
+    if card_shaped && located.is_empty() {
+        located.push(Located {
+            quad: landscape(Quad::full(w, h)),
+            method: LocateMethod::WholeImage,
+            score: 0.0,
+        });
+    }
+    located
+}
+
+/// The document as the region that differs from the surface around it.
+///
+/// The surface colour is read from the image border; pixels far from it are the
+/// document (or its shadow), and so is everything they enclose, found by flooding
+/// the surface in from the border. The largest such region, if it is solid and
+/// has a document's shape, gives the outline.
+fn region_quad(image: &RgbImage, config: &LocateConfig) -> Option<Quad> {
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let px = image.as_raw();
+    let band = ((w.min(h) as f32 * 0.02) as usize).max(2);
+    let mut border: Vec<[u8; 3]> = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            if x < band || y < band || x >= w - band || y >= h - band {
+                let i = (y * w + x) * 3;
+                border.push([px[i], px[i + 1], px[i + 2]]);
+            }
+        }
+    }
+    let median = |c: usize| {
+        let mut values: Vec<u8> = border.iter().map(|p| p[c]).collect();
+        let mid = values.len() / 2;
+        *values.select_nth_unstable(mid).1
+    };
+    let surface = [median(0), median(1), median(2)];
+    let distance = |p: [u8; 3]| {
+        (0..3)
+            .map(|c| (i32::from(p[c]) - i32::from(surface[c])).abs())
+            .max()
+            .unwrap_or(0)
+    };
+    let mut spread: Vec<i32> = border.iter().map(|p| distance(*p)).collect();
+    let at = spread.len() * 9 / 10;
+    let noise = *spread.select_nth_unstable(at).1;
+    // A textured or uneven surface leaves no clean margin to separate from.
+    if noise > 40 {
+        return None;
+    }
+    let threshold = (noise + 6).max(10);
+    let mut foreground: Vec<bool> = (0..w * h)
+        .map(|i| distance([px[i * 3], px[i * 3 + 1], px[i * 3 + 2]]) > threshold)
+        .collect();
+    // Close one-pixel gaps in a faint outline before flooding.
+    let mut closed = foreground.clone();
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            if !foreground[y * w + x] {
+                let neighbours = [
+                    y * w + x - 1,
+                    y * w + x + 1,
+                    (y - 1) * w + x,
+                    (y + 1) * w + x,
+                ];
+                closed[y * w + x] = neighbours.iter().filter(|&&n| foreground[n]).count() >= 2;
+            }
+        }
+    }
+    foreground = closed;
+    // Flood the surface from the border; what it cannot reach is document.
+    let mut surface_mask = vec![false; w * h];
+    let mut stack: Vec<usize> = (0..w * h)
+        .filter(|&i| {
+            let (x, y) = (i % w, i / w);
+            (x == 0 || y == 0 || x == w - 1 || y == h - 1) && !foreground[i]
+        })
+        .collect();
+    for &i in &stack {
+        surface_mask[i] = true;
+    }
+    while let Some(i) = stack.pop() {
+        let (x, y) = (i % w, i / w);
+        let mut visit = |n: usize| {
+            if !surface_mask[n] && !foreground[n] {
+                surface_mask[n] = true;
+                stack.push(n);
+            }
+        };
+        if x > 0 {
+            visit(i - 1);
+        }
+        if x + 1 < w {
+            visit(i + 1);
+        }
+        if y > 0 {
+            visit(i - w);
+        }
+        if y + 1 < h {
+            visit(i + w);
+        }
+    }
+    // Largest connected region of non-surface pixels.
+    let mut label = vec![0u32; w * h];
+    let mut best: (usize, u32) = (0, 0);
+    let mut next = 1u32;
+    for start in 0..w * h {
+        if surface_mask[start] || label[start] != 0 {
+            continue;
+        }
+        let mut size = 0;
+        let mut stack = vec![start];
+        label[start] = next;
+        while let Some(i) = stack.pop() {
+            size += 1;
+            let (x, y) = (i % w, i / w);
+            for (ok, n) in [
+                (x > 0, i.wrapping_sub(1)),
+                (x + 1 < w, i + 1),
+                (y > 0, i.wrapping_sub(w)),
+                (y + 1 < h, i + w),
+            ] {
+                if ok && !surface_mask[n] && label[n] == 0 {
+                    label[n] = next;
+                    stack.push(n);
+                }
+            }
+        }
+        if size > best.0 {
+            best = (size, next);
+        }
+        next += 1;
+    }
+    let (size, id) = best;
+    if (size as f32) < config.min_area_fraction * (w * h) as f32 {
+        return None;
+    }
+    // Row extremes are enough for the convex hull.
+    let mut points = Vec::new();
+    for y in 0..h {
+        let row = &label[y * w..(y + 1) * w];
+        if let (Some(x0), Some(x1)) = (
+            row.iter().position(|&l| l == id),
+            row.iter().rposition(|&l| l == id),
+        ) {
+            points.push(imageproc::point::Point::new(x0 as i32, y as i32));
+            points.push(imageproc::point::Point::new(x1 as i32 + 1, y as i32));
+        }
+    }
+    let hull = imageproc::geometry::convex_hull(points);
+    let quad = quad_of_hull(&hull)?;
+    // A document region fills its outline; a region that does not (two objects,
+    // a shadow wedge, a leak into the surface) is no outline.
+    if (size as f32) < 0.88 * quad.area()
+        || score_shape(&quad, w as f32, h as f32, config).is_none()
+    {
+        return None;
+    }
+    Some(quad)
+}
+
+/// The four hull points spanning the largest quadrilateral: the hull simplified
+/// with a growing tolerance until four vertices remain.
+fn quad_of_hull(hull: &[imageproc::point::Point<i32>]) -> Option<Quad> {
+    if hull.len() < 4 {
+        return None;
+    }
+    let perimeter = imageproc::geometry::arc_length(hull, true);
+    let mut epsilon = 0.01 * perimeter;
+    for _ in 0..30 {
+        let simplified = imageproc::geometry::approximate_polygon_dp(hull, epsilon, true);
+        match simplified.len() {
+            4 => {
+                let corners = [0, 1, 2, 3]
+                    .map(|i| Point::new(simplified[i].x as f32, simplified[i].y as f32));
+                return Some(Quad { corners });
+            }
+            n if n < 4 => return None,
+            _ => epsilon *= 1.25,
+        }
+    }
+    None
+}
+
+/// Sharpens an outline found at low resolution on the full-resolution image: along
+/// each side, the strongest edge of the side's polarity is looked for within
+/// `reach` pixels across it at many points, and a line is fitted through those
+/// points (twice, dropping outliers). Corners are where fitted lines cross. A side
+/// with too few edge points keeps its line.
+fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
+    let (w, h) = (grey.width() as i32, grey.height() as i32);
+    let px = grey.as_raw();
+    let sample = |x: f32, y: f32| -> Option<f32> {
+        let (xi, yi) = (x.floor() as i32, y.floor() as i32);
+        if xi < 0 || yi < 0 || xi + 1 >= w || yi + 1 >= h {
+            return None;
+        }
+        let (fx, fy) = (x - xi as f32, y - yi as f32);
+        let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize]);
+        Some(
+            (at(xi, yi) * (1.0 - fx) + at(xi + 1, yi) * fx) * (1.0 - fy)
+                + (at(xi, yi + 1) * (1.0 - fx) + at(xi + 1, yi + 1) * fx) * fy,
+        )
+    };
+    let c = quad.corners;
+    let mut lines: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
+    let steps = reach.ceil() as i32;
+    for line in lines.iter_mut() {
+        let (a, b) = *line;
+        let len = a.distance(b);
+        if len < 10.0 {
+            continue;
+        }
+        let (tx, ty) = ((b.x - a.x) / len, (b.y - a.y) / len);
+        let (nx, ny) = (-ty, tx);
+        // Derivative across the side, averaged over three points along it.
+        let derivative = |p: Point, o: f32| -> Option<f32> {
+            let mut sum = 0.0;
+            for along in [-1.5f32, 0.0, 1.5] {
+                let (x, y) = (p.x + tx * along + nx * o, p.y + ty * along + ny * o);
+                sum += sample(x + nx, y + ny)? - sample(x - nx, y - ny)?;
+            }
+            Some(sum / 6.0)
+        };
+        let count = 48;
+        let mut profiles: Vec<(Point, Vec<(f32, f32)>)> = Vec::with_capacity(count);
+        let mut polarity = 0.0;
+        for k in 0..count {
+            let t = 0.08 + 0.84 * k as f32 / (count - 1) as f32;
+            let p = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+            let profile: Vec<(f32, f32)> = (-steps..=steps)
+                .filter_map(|o| derivative(p, o as f32).map(|d| (o as f32, d)))
+                .collect();
+            if let Some(&(_, d)) = profile
+                .iter()
+                .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+            {
+                polarity += d;
+            }
+            profiles.push((p, profile));
+        }
+        let sign = polarity.signum();
+        let mut points: Vec<Point> = Vec::new();
+        for (p, profile) in &profiles {
+            let Some(i) = (0..profile.len())
+                .max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
+            else {
+                continue;
+            };
+            let (o, d) = profile[i];
+            if d * sign < 2.0 {
+                continue;
+            }
+            // Parabola through the peak and its neighbours for a sub-pixel offset.
+            let offset = if i > 0 && i + 1 < profile.len() {
+                let (l, r) = (profile[i - 1].1 * sign, profile[i + 1].1 * sign);
+                let m = d * sign;
+                let denom = l - 2.0 * m + r;
+                if denom.abs() > 1e-6 {
+                    o + 0.5 * (l - r) / denom
+                } else {
+                    o
+                }
+            } else {
+                o
+            };
+            points.push(Point::new(p.x + nx * offset, p.y + ny * offset));
+        }
+        if points.len() < count * 2 / 5 {
+            continue;
+        }
+        let mut fitted = fit_line(&points);
+        for _ in 0..2 {
+            let Some((centre, (dx, dy))) = fitted else {
+                break;
+            };
+            let residual = |p: &Point| ((p.x - centre.x) * -dy + (p.y - centre.y) * dx).abs();
+            let kept: Vec<Point> = points
+                .iter()
+                .copied()
+                .filter(|p| residual(p) <= 1.5)
+                .collect();
+            if kept.len() < count / 3 {
+                break;
+            }
+            fitted = fit_line(&kept);
+        }
+        if let Some((centre, (dx, dy))) = fitted {
+            *line = (centre, Point::new(centre.x + dx, centre.y + dy));
+        }
+    }
+    let mut corners = c;
+    for (i, corner) in corners.iter_mut().enumerate() {
+        if let Some(p) = intersect_lines(lines[(i + 3) % 4], lines[i])
+            && p.distance(*corner) <= 3.0 * reach
+        {
+            *corner = p;
+        }
+    }
+    Quad { corners }
+}
+
+/// Total-least-squares line through points: centroid and unit direction.
+fn fit_line(points: &[Point]) -> Option<(Point, (f32, f32))> {
+    if points.len() < 2 {
+        return None;
+    }
+    let n = points.len() as f32;
+    let (mx, my) = (
+        points.iter().map(|p| p.x).sum::<f32>() / n,
+        points.iter().map(|p| p.y).sum::<f32>() / n,
+    );
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for p in points {
+        let (dx, dy) = (p.x - mx, p.y - my);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    Some((Point::new(mx, my), (angle.cos(), angle.sin())))
+}
+
+/// Where the lines through two point pairs cross.
+fn intersect_lines((a1, b1): (Point, Point), (a2, b2): (Point, Point)) -> Option<Point> {
+    let d1 = (b1.x - a1.x, b1.y - a1.y);
+    let d2 = (b2.x - a2.x, b2.y - a2.y);
+    let det = d1.0 * d2.1 - d1.1 * d2.0;
+    if det.abs() < 1e-6 {
+        return None;
+    }
+    let t = ((a2.x - a1.x) * d2.1 - (a2.y - a1.y) * d2.0) / det;
+    Some(Point::new(a1.x + d1.0 * t, a1.y + d1.1 * t))
+}
+
+/// Support a side needs for the outline to grow onto it.
+const GROW_SUPPORT: f32 = 0.4;
+
+/// How far, in log ratio, a quad's aspect is from the nearest document aspect.
+fn aspect_error(quad: &Quad, config: &LocateConfig) -> f32 {
+    let c = quad.corners;
+    let horizontal = c[0].distance(c[1]) + c[2].distance(c[3]);
+    let vertical = c[1].distance(c[2]) + c[3].distance(c[0]);
+    let aspect = horizontal.max(vertical) / horizontal.min(vertical).max(1e-3);
+    config
+        .document_aspects
+        .iter()
+        .map(|a| (aspect / a).ln().abs())
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// Pushes a side outwards onto the outermost roughly parallel edge backed along
+/// most of its length, when that brings the outline's shape closer to a
+/// document's. A pale card on pale paper has a faint outline, weaker than the
+/// rectangles printed on it (barcode, header rule, photo frame), so the best
+/// quad is sometimes one of those on one side; a shadow outside a card, in
+/// contrast, would make its shape worse and is not taken.
+fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
+    let threshold = edge_threshold(field);
+    let mut quad = quad;
+    for i in 0..4 {
+        let c = quad.corners;
+        let (a, b) = (c[i], c[(i + 1) % 4]);
+        let prev = (c[(i + 3) % 4], c[i]);
+        let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
+        let len = a.distance(b).max(1.0);
+        let centroid = Point::new(
+            c.iter().map(|p| p.x).sum::<f32>() / 4.0,
+            c.iter().map(|p| p.y).sum::<f32>() / 4.0,
+        );
+        let (mut nx, mut ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
+        let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+        if (mid.x - centroid.x) * nx + (mid.y - centroid.y) * ny < 0.0 {
+            (nx, ny) = (-nx, -ny);
+        }
+        let depth = 2.0 * ((mid.x - centroid.x) * nx + (mid.y - centroid.y) * ny).abs();
+        let reach = 0.3 * depth;
+        let tilt = 0.05 * len;
+        let before = aspect_error(&quad, config);
+        let mut best: Option<(f32, Quad)> = None;
+        let mut da = 3.0;
+        while da <= reach {
+            let mut db = (da - tilt).max(0.0);
+            while db <= da + tilt {
+                let line = (
+                    Point::new(a.x + nx * da, a.y + ny * da),
+                    Point::new(b.x + nx * db, b.y + ny * db),
+                );
+                if let (Some(p), Some(q)) =
+                    (intersect_lines(prev, line), intersect_lines(line, next))
+                {
+                    let shift = (da + db) / 2.0;
+                    if best.as_ref().is_none_or(|(s, _)| shift > *s)
+                        && side_support(field, p, q, threshold) >= GROW_SUPPORT
+                    {
+                        let mut corners = c;
+                        corners[i] = p;
+                        corners[(i + 1) % 4] = q;
+                        let grown = Quad { corners };
+                        if aspect_error(&grown, config) < before - 0.02
+                            && score_quad(field, &grown, config).is_some()
+                        {
+                            best = Some((shift, grown));
+                        }
+                    }
+                }
+                db += 1.5;
+            }
+            da += 1.5;
+        }
+        if let Some((_, grown)) = best {
+            quad = grown;
+        }
+    }
+    quad
+}
+
+/// Cheap shape checks of [`score_quad`] without edge support.
+fn score_shape(quad: &Quad, w: f32, h: f32, config: &LocateConfig) -> Option<()> {
+    let margin = 0.04 * w.max(h);
+    let c = quad.corners;
+    if c.iter()
+        .any(|p| p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin)
+        || !is_convex(quad)
+    {
+        return None;
+    }
+    if quad.area() / (w * h) < config.min_area_fraction {
+        return None;
+    }
+    let horizontal = c[0].distance(c[1]) + c[2].distance(c[3]);
+    let vertical = c[1].distance(c[2]) + c[3].distance(c[0]);
+    let aspect = horizontal.max(vertical) / horizontal.min(vertical).max(1e-3);
+    (config.min_aspect..=config.max_aspect)
+        .contains(&aspect)
+        .then_some(())
+}
+
+/// Orders the corners clockwise with the long side first, starting from the corner
+/// nearest the image's top-left (the upright guess; the classifier may turn it).
+fn landscape(quad: Quad) -> Quad {
+    let mut c = quad.corners;
+    // Clockwise on screen (y down) means positive shoelace sum.
+    let twice: f32 = (0..4)
+        .map(|i| c[i].x * c[(i + 1) % 4].y - c[(i + 1) % 4].x * c[i].y)
+        .sum();
+    if twice < 0.0 {
+        c.reverse();
+    }
+    let side = |i: usize| c[i].distance(c[(i + 1) % 4]);
+    let long_first = side(0) + side(2) >= side(1) + side(3);
+    // Starts that put a long side first: 0 and 2, or 1 and 3.
+    let starts = if long_first { [0, 2] } else { [1, 3] };
+    let start = starts
+        .into_iter()
+        .min_by(|&a, &b| (c[a].x + c[a].y).total_cmp(&(c[b].x + c[b].y)))
+        .unwrap_or(0);
+    c.rotate_left(start);
+    Quad { corners: c }
+}
+
+/// Smoothed grey image with its Sobel gradient.
+struct GradientField {
+    width: usize,
+    height: usize,
+    gx: Vec<f32>,
+    gy: Vec<f32>,
+    mag: Vec<f32>,
+}
+
+impl GradientField {
+    /// Sobel gradient of the full-resolution image, max-pooled onto a `sw`×`sh`
+    /// grid: a card's thin printed outline survives, where averaging the image
+    /// down first would wash it out.
+    fn pooled(image: &GrayImage, sw: u32, sh: u32) -> GradientField {
+        let (w, h) = (image.width() as usize, image.height() as usize);
+        let (width, height) = (sw as usize, sh as usize);
+        let px = image.as_raw();
+        let at = |x: usize, y: usize| f32::from(px[y * w + x]);
+        let mut gx = vec![0f32; width * height];
+        let mut gy = vec![0f32; width * height];
+        let mut mag = vec![0f32; width * height];
+        for y in 1..h.saturating_sub(1) {
+            let cy = (y * height / h).min(height - 1);
+            for x in 1..w - 1 {
+                let dx = (at(x + 1, y - 1) + 2.0 * at(x + 1, y) + at(x + 1, y + 1))
+                    - (at(x - 1, y - 1) + 2.0 * at(x - 1, y) + at(x - 1, y + 1));
+                let dy = (at(x - 1, y + 1) + 2.0 * at(x, y + 1) + at(x + 1, y + 1))
+                    - (at(x - 1, y - 1) + 2.0 * at(x, y - 1) + at(x + 1, y - 1));
+                let m2 = dx * dx + dy * dy;
+                let i = cy * width + (x * width / w).min(width - 1);
+                if m2 > mag[i] {
+                    mag[i] = m2;
+                    gx[i] = dx / 8.0;
+                    gy[i] = dy / 8.0;
+                }
+            }
+        }
+        for m in mag.iter_mut() {
+            *m = m.sqrt() / 8.0;
+        }
+        GradientField {
+            width,
+            height,
+            gx,
+            gy,
+            mag,
+        }
+    }
+
+    /// Gradient at the nearest pixel, zero outside.
+    fn at(&self, x: f32, y: f32) -> (f32, f32) {
+        let (xi, yi) = (x.round(), y.round());
+        if xi < 0.0 || yi < 0.0 || xi >= self.width as f32 || yi >= self.height as f32 {
+            return (0.0, 0.0);
+        }
+        let i = yi as usize * self.width + xi as usize;
+        (self.gx[i], self.gy[i])
+    }
+}
+
+/// A line `x cos θ + y sin θ = ρ`, θ in [0, π).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    theta: f32,
+    rho: f32,
+    votes: f32,
+}
+
+impl Line {
+    fn intersect(&self, other: &Line) -> Option<Point> {
+        let (s1, c1) = self.theta.sin_cos();
+        let (s2, c2) = other.theta.sin_cos();
+        let det = c1 * s2 - s1 * c2;
+        if det.abs() < 1e-4 {
+            return None;
+        }
+        Some(Point::new(
+            (self.rho * s2 - other.rho * s1) / det,
+            (c1 * other.rho - c2 * self.rho) / det,
+        ))
+    }
+}
+
+const THETA_BINS: usize = 180;
+
+/// Strongest straight edges: each pixel with a clear gradient votes for the lines
+/// through it whose normal is within ±2° of its gradient direction.
+fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
+    let (w, h) = (field.width, field.height);
+    let diag = ((w * w + h * h) as f32).sqrt().ceil() as usize;
+    let rho_bins = 2 * diag + 1;
+    let mut acc = vec![0f32; THETA_BINS * rho_bins];
+    let threshold = edge_threshold(field);
+    let trig: Vec<(f32, f32)> = (0..THETA_BINS)
+        .map(|t| (t as f32 * std::f32::consts::PI / THETA_BINS as f32).sin_cos())
+        .collect();
+    for y in 0..h {
+        for x in 0..w {
+            let i = y * w + x;
+            let m = field.mag[i];
+            if m < threshold {
+                continue;
+            }
+            let mut theta = field.gy[i].atan2(field.gx[i]);
+            if theta < 0.0 {
+                theta += std::f32::consts::PI;
+            }
+            let centre = (theta / std::f32::consts::PI * THETA_BINS as f32).round() as isize;
+            for dt in -2..=2 {
+                let t = (centre + dt).rem_euclid(THETA_BINS as isize) as usize;
+                let (s, c) = trig[t];
+                let rho = x as f32 * c + y as f32 * s;
+                let r = (rho.round() as isize + diag as isize) as usize;
+                // One vote per edge pixel: a card's side is long rather than
+                // contrasted, and barcode bars or print are contrasted but short.
+                acc[t * rho_bins + r] += 1.0;
+            }
+        }
+    }
+    // Non-maximum suppression over a ±4° × ±8 px window.
+    let mut peaks: Vec<Line> = Vec::new();
+    for t in 0..THETA_BINS {
+        for r in 0..rho_bins {
+            let v = acc[t * rho_bins + r];
+            if v <= 0.0 {
+                continue;
+            }
+            let mut is_max = true;
+            'window: for dt in -4isize..=4 {
+                let tt = t as isize + dt;
+                // θ wraps to π with ρ negated.
+                let (tt, flip) = if tt < 0 {
+                    (tt + THETA_BINS as isize, true)
+                } else if tt >= THETA_BINS as isize {
+                    (tt - THETA_BINS as isize, true)
+                } else {
+                    (tt, false)
+                };
+                let rc = if flip {
+                    rho_bins as isize - 1 - r as isize
+                } else {
+                    r as isize
+                };
+                for dr in -8isize..=8 {
+                    let rr = rc + dr;
+                    if rr < 0 || rr >= rho_bins as isize || (dt == 0 && dr == 0) {
+                        continue;
+                    }
+                    let other = acc[tt as usize * rho_bins + rr as usize];
+                    if other > v || (other == v && (tt as usize, rr as usize) < (t, r)) {
+                        is_max = false;
+                        break 'window;
+                    }
+                }
+            }
+            if is_max {
+                let theta = t as f32 * std::f32::consts::PI / THETA_BINS as f32;
+                peaks.push(Line {
+                    theta,
+                    rho: r as f32 - diag as f32,
+                    votes: v,
+                });
+            }
+        }
+    }
+    peaks.sort_by(|a, b| b.votes.total_cmp(&a.votes));
+    peaks.truncate(max_lines);
+    peaks
+}
+
+/// Gradient magnitude that counts as an edge: well above the texture and noise
+/// level (the median), never below a floor that print noise reaches, and never
+/// above what a pale card's outline on pale paper gives (measured on generator
+/// output: capping at 8 found 85 % of outlines instead of 71 %).
+fn edge_threshold(field: &GradientField) -> f32 {
+    let mut sample: Vec<f32> = field.mag.iter().step_by(7).copied().collect();
+    let mid = sample.len() / 2;
+    let (_, median, _) = sample.select_nth_unstable_by(mid, f32::total_cmp);
+    (3.0 * *median).clamp(6.0, 8.0)
+}
+
+/// Angle between two line normals, folded to [0, π/2].
+fn angle_between(a: &Line, b: &Line) -> f32 {
+    let d = (a.theta - b.theta).abs() % std::f32::consts::PI;
+    d.min(std::f32::consts::PI - d)
+}
+
+/// Combines parallel pairs of the strongest lines into quads; the `max` best
+/// distinct ones, best first.
+fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(Quad, f32)> {
+    let lines = hough_lines(field, 14);
+    let (w, h) = (field.width as f32, field.height as f32);
+    let min_gap = 0.12 * w.min(h);
+    let mut pairs = Vec::new();
+    for i in 0..lines.len() {
+        for j in i + 1..lines.len() {
+            let (a, b) = (lines[i], lines[j]);
+            if angle_between(&a, &b) > 25f32.to_radians() {
+                continue;
+            }
+            // Distance between the lines near the image centre; normals more than
+            // 90° apart point opposite ways, so one signed distance flips.
+            let centre = Point::new(w / 2.0, h / 2.0);
+            let dist = |l: &Line| centre.x * l.theta.cos() + centre.y * l.theta.sin() - l.rho;
+            let flip = if (a.theta - b.theta).abs() > std::f32::consts::FRAC_PI_2 {
+                -1.0
+            } else {
+                1.0
+            };
+            if (dist(&a) - flip * dist(&b)).abs() < min_gap {
+                continue;
+            }
+            pairs.push((a, b));
+        }
+    }
+    // Among well-supported outlines the largest wins: a card holds rectangles of
+    // its own (photo, text blocks) that are as crisp as its outline.
+    let rank = |quad: &Quad, score: f32| score * (quad.area() / (w * h)).sqrt();
+    let mut found: Vec<(Quad, f32)> = Vec::new();
+    for (i, p) in pairs.iter().enumerate() {
+        for q in &pairs[i + 1..] {
+            let cross = angle_between(&p.0, &q.0);
+            if cross < 60f32.to_radians() {
+                continue;
+            }
+            let Some(quad) = quad_from_lines(p, q) else {
+                continue;
+            };
+            let Some(score) = score_quad(field, &quad, config) else {
+                continue;
+            };
+            if score >= config.min_score {
+                found.push((quad, score));
+            }
+        }
+    }
+    found.sort_by(|a, b| rank(&b.0, b.1).total_cmp(&rank(&a.0, a.1)));
+    // Distinct outlines only: near-duplicates come from neighbouring line peaks.
+    let mut distinct: Vec<(Quad, f32)> = Vec::new();
+    for (quad, score) in found {
+        let size = quad.corners[0].distance(quad.corners[2]);
+        let duplicate = distinct.iter().any(|(d, _)| {
+            d.corners
+                .iter()
+                .zip(&quad.corners)
+                .all(|(a, b)| a.distance(*b) < 0.05 * size)
+        });
+        if !duplicate {
+            distinct.push((quad, score));
+        }
+        if distinct.len() == max {
+            break;
+        }
+    }
+    distinct
+        .into_iter()
+        .map(|(quad, score)| {
+            let grown = grow(field, quad, config);
+            let (quad, score) = match score_quad(field, &grown, config) {
+                Some(s) if grown != quad && s >= 0.8 * config.min_score => (grown, s),
+                _ => (quad, score),
+            };
+            let refined = refine(field, quad);
+            match score_quad(field, &refined, config) {
+                Some(refined_score) if refined_score >= score => (refined, refined_score),
+                _ => (quad, score),
+            }
+        })
+        .collect()
+}
+
+/// Corners where the two pairs of lines cross, in order around the quad.
+fn quad_from_lines(p: &(Line, Line), q: &(Line, Line)) -> Option<Quad> {
+    let corners = [
+        p.0.intersect(&q.0)?,
+        p.0.intersect(&q.1)?,
+        p.1.intersect(&q.1)?,
+        p.1.intersect(&q.0)?,
+    ];
+    Some(Quad { corners })
+}
+
+/// Fraction of each side backed by an edge, combined with aspect and size
+/// priors; `None` for shapes that cannot be a document.
+fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Option<f32> {
+    let (w, h) = (field.width as f32, field.height as f32);
+    let margin = 0.04 * w.max(h);
+    let c = quad.corners;
+    if c.iter()
+        .any(|p| p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin)
+    {
+        return None;
+    }
+    if !is_convex(quad) {
+        return None;
+    }
+    let area_fraction = quad.area() / (w * h);
+    if area_fraction < config.min_area_fraction {
+        return None;
+    }
+    let long =
+        (c[0].distance(c[1]) + c[2].distance(c[3])).max(c[1].distance(c[2]) + c[3].distance(c[0]));
+    let short =
+        (c[0].distance(c[1]) + c[2].distance(c[3])).min(c[1].distance(c[2]) + c[3].distance(c[0]));
+    let aspect = long / short.max(1e-3);
+    if !(config.min_aspect..=config.max_aspect).contains(&aspect) {
+        return None;
+    }
+    // Opposite sides of a card in a photo are close to equal; a big mismatch means
+    // one of the lines belongs to something else.
+    for (a, b) in [(0, 2), (1, 3)] {
+        let (la, lb) = (c[a].distance(c[(a + 1) % 4]), c[b].distance(c[(b + 1) % 4]));
+        if la.min(lb) / la.max(lb) < 0.6 {
+            return None;
+        }
+    }
+    let threshold = edge_threshold(field);
+    let supports: Vec<f32> = (0..4)
+        .map(|i| side_support(field, c[i], c[(i + 1) % 4], threshold))
+        .collect();
+    let mean = supports.iter().sum::<f32>() / 4.0;
+    let min = supports.iter().copied().fold(1.0, f32::min);
+    Some(0.6 * mean + 0.4 * min)
+}
+
+fn is_convex(quad: &Quad) -> bool {
+    let c = quad.corners;
+    let cross = |i: usize| {
+        let (a, b, d) = (c[i], c[(i + 1) % 4], c[(i + 2) % 4]);
+        (b.x - a.x) * (d.y - b.y) - (b.y - a.y) * (d.x - b.x)
+    };
+    let signs: Vec<f32> = (0..4).map(cross).collect();
+    signs.iter().all(|&s| s > 0.0) || signs.iter().all(|&s| s < 0.0)
+}
+
+/// Share of points along `a → b` (away from the corners, which are rounded on
+/// cards) with a strong gradient across the side, all of one polarity.
+fn side_support(field: &GradientField, a: Point, b: Point, threshold: f32) -> f32 {
+    let len = a.distance(b);
+    if len < 4.0 {
+        return 0.0;
+    }
+    let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
+    let (nx, ny) = (-dy, dx);
+    let samples = (len / 2.0) as usize;
+    let (mut positive, mut negative, mut total) = (0usize, 0usize, 0usize);
+    for k in 0..samples {
+        let t = 0.06 + 0.88 * (k as f32 + 0.5) / samples as f32;
+        let (px, py) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+        total += 1;
+        // Best normal gradient within ±1.5 px across the side.
+        let mut best = 0f32;
+        for off in [-1.5f32, -0.75, 0.0, 0.75, 1.5] {
+            let (gx, gy) = field.at(px + nx * off, py + ny * off);
+            let g = gx * nx + gy * ny;
+            if g.abs() > best.abs() {
+                best = g;
+            }
+        }
+        if best >= threshold {
+            positive += 1;
+        } else if best <= -threshold {
+            negative += 1;
+        }
+    }
+    positive.max(negative) as f32 / total.max(1) as f32
+}
+
+/// Nudges each side (offset ±3 px, angle ±2°) to the placement with the most
+/// edge support, then rebuilds the corners from the four refined lines.
+fn refine(field: &GradientField, quad: Quad) -> Quad {
+    let threshold = edge_threshold(field);
+    let c = quad.corners;
+    let mut sides: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
+    for side in sides.iter_mut() {
+        let (a, b) = *side;
+        let len = a.distance(b).max(1.0);
+        let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
+        let mut best = (side_support(field, a, b, threshold), a, b);
+        for da in [-3.0f32, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0] {
+            for db in [-3.0f32, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0] {
+                let a2 = Point::new(a.x + nx * da, a.y + ny * da);
+                let b2 = Point::new(b.x + nx * db, b.y + ny * db);
+                let s = side_support(field, a2, b2, threshold);
+                if s > best.0 + 1e-4 {
+                    best = (s, a2, b2);
+                }
+            }
+        }
+        *side = (best.1, best.2);
+    }
+    let intersect = |(a1, b1): (Point, Point), (a2, b2): (Point, Point)| -> Option<Point> {
+        let d1 = (b1.x - a1.x, b1.y - a1.y);
+        let d2 = (b2.x - a2.x, b2.y - a2.y);
+        let det = d1.0 * d2.1 - d1.1 * d2.0;
+        if det.abs() < 1e-6 {
+            return None;
+        }
+        let t = ((a2.x - a1.x) * d2.1 - (a2.y - a1.y) * d2.0) / det;
+        Some(Point::new(a1.x + d1.0 * t, a1.y + d1.1 * t))
+    };
+    let mut corners = c;
+    for (i, corner) in corners.iter_mut().enumerate() {
+        // Corner i joins side i-1 (ending there) and side i (starting there).
+        if let Some(p) = intersect(sides[(i + 3) % 4], sides[i]) {
+            *corner = p;
+        }
+    }
+    Quad { corners }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::pipeline::warp::Homography;
+    use image::Rgb;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// A card-like picture: pale background, dark text bars, a photo block.
+    pub(crate) fn card(width: u32, height: u32) -> RgbImage {
+        RgbImage::from_fn(width, height, |x, y| {
+            let (u, v) = (x as f32 / width as f32, y as f32 / height as f32);
+            let photo = (0.04..0.28).contains(&u) && (0.1..0.6).contains(&v);
+            let text = (0.4..0.95).contains(&u)
+                && [0.3, 0.4, 0.5, 0.6, 0.8]
+                    .iter()
+                    .any(|&row| (v - row).abs() < 0.02)
+                && !((u * 60.0) as u32).is_multiple_of(3);
+            if photo {
+                Rgb([120, 100, 90])
+            } else if text {
+                Rgb([30, 30, 40])
+            } else {
+                Rgb([205, 215, 225])
+            }
+        })
+    }
+
+    /// Pastes `card` onto a textured `width`×`height` background with its corners
+    /// at `corners` (TL, TR, BR, BL of the card).
+    pub(crate) fn photo(
+        card: &RgbImage,
+        width: u32,
+        height: u32,
+        corners: [Point; 4],
+        seed: u64,
+    ) -> RgbImage {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (cw, ch) = (card.width() as f32, card.height() as f32);
+        let to_card = Homography::from_points(
+            corners,
+            [
+                Point::new(0.0, 0.0),
+                Point::new(cw, 0.0),
+                Point::new(cw, ch),
+                Point::new(0.0, ch),
+            ],
+        )
+        .unwrap();
+        let base: [f32; 3] = [
+            rng.random_range(60.0..140.0),
+            rng.random_range(50.0..120.0),
+            rng.random_range(30.0..90.0),
+        ];
+        let stripes = rng.random_range(6.0..20.0f32);
+        RgbImage::from_fn(width, height, |x, y| {
+            let p = to_card.apply(Point::new(x as f32 + 0.5, y as f32 + 0.5));
+            if p.x >= 0.0 && p.y >= 0.0 && p.x < cw && p.y < ch {
+                *card.get_pixel(p.x as u32, p.y as u32)
+            } else {
+                // Wood-like grain plus per-pixel noise.
+                let grain = ((x as f32 + 0.3 * y as f32) / stripes).sin() * 18.0;
+                let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 23) as f32 - 11.0;
+                Rgb(base.map(|b| (b + grain + noise).clamp(0.0, 255.0) as u8))
+            }
+        })
+    }
+
+    fn corner_error(found: &Quad, truth: &[Point; 4]) -> f32 {
+        // Up to a half turn, which the classifier decides.
+        [found.corners, found.turned(2).corners]
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .zip(truth)
+                    .map(|(a, b)| a.distance(*b))
+                    .fold(0.0, f32::max)
+            })
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    #[test]
+    fn finds_a_card_on_a_textured_background_in_perspective() {
+        let card = card(856, 540);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for case in 0..6 {
+            let jitter = |rng: &mut ChaCha8Rng| rng.random_range(-60.0..60.0f32);
+            let mut truth = [
+                Point::new(300.0 + jitter(&mut rng), 250.0 + jitter(&mut rng)),
+                Point::new(1300.0 + jitter(&mut rng), 260.0 + jitter(&mut rng)),
+                Point::new(1310.0 + jitter(&mut rng), 900.0 + jitter(&mut rng)),
+                Point::new(290.0 + jitter(&mut rng), 890.0 + jitter(&mut rng)),
+            ];
+            if case % 2 == 1 {
+                // Upside down.
+                truth.rotate_left(2);
+            }
+            let image = photo(&card, 1600, 1200, truth, case);
+            let found = locate(&image, &LocateConfig::default()).expect("card found");
+            assert_eq!(found.method, LocateMethod::Edges);
+            let truth_upright = if case % 2 == 1 {
+                let mut t = truth;
+                t.rotate_left(2);
+                t
+            } else {
+                truth
+            };
+            let err = corner_error(&found.quad, &truth_upright);
+            assert!(err < 12.0, "case {case}: corner error {err} px, {found:?}");
+        }
+    }
+
+    #[test]
+    fn finds_a_sideways_card() {
+        let card = card(856, 540);
+        // Turned 90° clockwise: the card's top-left is at the image's top-right.
+        let truth = [
+            Point::new(900.0, 200.0),
+            Point::new(920.0, 1150.0),
+            Point::new(300.0, 1140.0),
+            Point::new(310.0, 190.0),
+        ];
+        let image = photo(&card, 1200, 1400, truth, 3);
+        let found = locate(&image, &LocateConfig::default()).expect("card found");
+        let err = corner_error(&found.quad, &truth);
+        assert!(err < 12.0, "corner error {err}: {found:?}");
+        assert!(found.quad.aspect() > 1.4);
+    }
+
+    #[test]
+    fn takes_a_cropped_scan_as_a_whole() {
+        let image = card(1000, 630);
+        let found = locate(&image, &LocateConfig::default()).expect("card found");
+        assert_eq!(found.method, LocateMethod::WholeImage);
+        assert_eq!(found.quad, Quad::full(1000, 630));
+    }
+
+    #[test]
+    fn finds_nothing_in_a_square_of_noise() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let image = RgbImage::from_fn(800, 800, |_, _| {
+            Rgb([rng.random(), rng.random(), rng.random()])
+        });
+        assert!(locate(&image, &LocateConfig::default()).is_none());
+    }
+}
+
+#[cfg(test)]
+mod probe {
+    use super::*;
+
+    /// `LOCATE_PROBE=path.jpg LOCATE_TRUTH=x,y,x,y,x,y,x,y cargo test probe -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn probe() {
+        let path = std::env::var("LOCATE_PROBE").unwrap();
+        let t: Vec<f32> = std::env::var("LOCATE_TRUTH")
+            .unwrap()
+            .split(',')
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let image = image::open(path).unwrap().to_rgb8();
+        let (w, h) = image.dimensions();
+        let scale = 480.0 / w.max(h) as f32;
+        let (sw, sh) = (
+            (w as f32 * scale).round() as u32,
+            (h as f32 * scale).round() as u32,
+        );
+        let field = GradientField::pooled(&imageops::grayscale(&image), sw, sh);
+        let thr = edge_threshold(&field);
+        eprintln!("threshold {thr}");
+        for l in hough_lines(&field, 20) {
+            eprintln!(
+                "line θ {:.0} ρ {:.0} votes {:.0}",
+                l.theta.to_degrees(),
+                l.rho,
+                l.votes
+            );
+        }
+        let (fx, fy) = (sw as f32 / w as f32, sh as f32 / h as f32);
+        let truth = Quad {
+            corners: [0, 1, 2, 3].map(|i| Point::new(t[2 * i] * fx, t[2 * i + 1] * fy)),
+        };
+        eprintln!(
+            "truth score {:?}",
+            score_quad(&field, &truth, &LocateConfig::default())
+        );
+        for i in 0..4 {
+            let c = truth.corners;
+            eprintln!(
+                "side {i}: {}",
+                side_support(&field, c[i], c[(i + 1) % 4], thr)
+            );
+            let (a, b) = (c[i], c[(i + 1) % 4]);
+            let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+            let len = a.distance(b);
+            let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
+            let profile: Vec<String> = (-4..=4)
+                .map(|o| {
+                    let (gx, gy) = field.at(mid.x + nx * o as f32, mid.y + ny * o as f32);
+                    format!("{:.1}", gx * nx + gy * ny)
+                })
+                .collect();
+            eprintln!("   normal gradient across mid: {}", profile.join(" "));
+        }
+        eprintln!("best {:?}", best_quads(&field, &LocateConfig::default(), 4));
+        let colour = imageops::thumbnail(&image, sw, sh);
+        let region = region_quad(&colour, &LocateConfig::default());
+        eprintln!("region {:?}", region);
+        eprintln!("refined {:?}", region.map(|q| refine(&field, q)));
+        eprintln!("truth {:?}", truth);
+        let found = locate(&image, &LocateConfig::default());
+        eprintln!("located {:?}", found);
+    }
+}

@@ -1,0 +1,52 @@
+//! Driving licence: the licence number is the holder's national ID.
+
+use super::nid::{self, Digits, Expect};
+use super::nid_front::address_with_governorate;
+use super::text::{self, DateForm};
+use super::{CheckedFields, Readings};
+use crate::synth::vocab::vehicles::LICENCE_CATEGORIES;
+
+pub const NATIONALITIES: [&str; 2] = ["مصري", "مصرية"];
+pub const BLOOD_GROUPS: [&str; 8] = ["O+", "O-", "A+", "A-", "B+", "B-", "AB+", "AB-"];
+
+pub fn check(readings: &Readings) -> CheckedFields {
+    let mut fields = CheckedFields::new();
+    let mut put = |key: &str, value| {
+        if let Some(checked) = value {
+            fields.insert(key.to_owned(), checked);
+        }
+    };
+    put("name", text::plain(readings, "name"));
+    put("job", text::plain(readings, "job"));
+    put("traffic_unit", text::plain(readings, "traffic_unit"));
+    put(
+        "nationality",
+        text::snap(readings, "nationality", &NATIONALITIES),
+    );
+    put("address", address_with_governorate(readings, "address"));
+    let categories: Vec<&str> = LICENCE_CATEGORIES.iter().map(|c| c.0).collect();
+    put(
+        "licence_category",
+        text::snap(readings, "licence_category", &categories),
+    );
+    put(
+        "blood_group",
+        text::latin(readings, "blood_group", |t| {
+            BLOOD_GROUPS.contains(&t.replace(' ', "").as_str())
+        }),
+    );
+    let id = nid::national_id(
+        readings,
+        "national_id",
+        Digits::ArabicIndic,
+        Expect::default(),
+    );
+    put("national_id", id.map(|(checked, _)| checked));
+    for key in ["issue_date", "expiry_date"] {
+        put(
+            key,
+            text::date(readings, key, DateForm::ArabicYmd, |_| true).map(|(c, _)| c),
+        );
+    }
+    fields
+}

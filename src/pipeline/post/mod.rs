@@ -1,0 +1,138 @@
+//! Stage 5: from the recognizer's readings of every field line to validated printed
+//! texts with confidences, then to both output records through the one shared
+//! conversion, [`crate::record::build`].
+//!
+//! Each kind has its own rules (one module per kind); what they share sits in
+//! [`text`] (normalising, snapping to closed vocabularies, dates) and [`nid`]
+//! (choosing a national-ID number that passes every structural rule).
+
+pub mod car_licence;
+pub mod driver_licence;
+pub mod nid;
+pub mod nid_back;
+pub mod nid_front;
+pub mod passport;
+pub mod residence_permit;
+pub mod text;
+
+use std::collections::BTreeMap;
+
+use crate::domain::DocumentKind;
+use crate::record::{FlowAFields, FlowBData};
+
+/// One hypothesis of the recognizer for a line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub text: String,
+    /// Probability-like score in 0..=1.
+    pub confidence: f32,
+}
+
+/// The recognizer's hypotheses for one line, best first (never empty).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineReading {
+    pub candidates: Vec<Candidate>,
+}
+
+impl LineReading {
+    /// A reading with a single hypothesis.
+    pub fn single(text: impl Into<String>, confidence: f32) -> LineReading {
+        LineReading {
+            candidates: vec![Candidate {
+                text: text.into(),
+                confidence,
+            }],
+        }
+    }
+
+    pub fn best(&self) -> Option<&Candidate> {
+        self.candidates.first()
+    }
+}
+
+/// Readings keyed by the layout's field key (FIELDS.md); a field whose line was not
+/// found is absent.
+pub type Readings = BTreeMap<String, LineReading>;
+
+/// A field's final printed text and how sure we are of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    pub text: String,
+    pub confidence: f32,
+}
+
+impl Checked {
+    pub fn new(text: impl Into<String>, confidence: f32) -> Checked {
+        Checked {
+            text: text.into(),
+            confidence: confidence.clamp(0.0, 1.0),
+        }
+    }
+}
+
+/// Validated printed fields of one document, keyed like [`Readings`].
+pub type CheckedFields = BTreeMap<String, Checked>;
+
+/// A field below this confidence is listed for review.
+pub const LOW_CONFIDENCE: f32 = 0.6;
+
+/// Output of post-processing: both records and the confidence report.
+#[derive(Debug, Clone)]
+pub struct PostProcessed {
+    pub fields: CheckedFields,
+    pub flow_a: FlowAFields,
+    pub flow_b: FlowBData,
+    pub confidence: f32,
+    /// Confidence per field, keyed by the layout's field key.
+    pub field_confidence: BTreeMap<String, f32>,
+    pub low_confidence_fields: Vec<String>,
+}
+
+/// Validates and normalises the readings of a `kind` document and builds its records.
+pub fn post_process(kind: DocumentKind, readings: &Readings) -> PostProcessed {
+    let fields = match kind {
+        DocumentKind::NidFront => nid_front::check(readings),
+        DocumentKind::NidBack => nid_back::check(readings),
+        DocumentKind::DriverLicence => driver_licence::check(readings),
+        DocumentKind::CarLicenceFront => car_licence::check_front(readings),
+        DocumentKind::CarLicenceBack => car_licence::check_back(readings),
+        DocumentKind::Passport => passport::check(readings),
+        DocumentKind::ResidencePermit => residence_permit::check(readings),
+    };
+    finish(kind, fields)
+}
+
+fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
+    let printed: BTreeMap<String, String> = fields
+        .iter()
+        .filter(|(_, f)| !f.text.is_empty())
+        .map(|(k, f)| (k.clone(), f.text.clone()))
+        .collect();
+    let (flow_a, flow_b) = crate::record::build(kind, &printed);
+    let field_confidence: BTreeMap<String, f32> = fields
+        .iter()
+        .map(|(k, f)| (k.clone(), f.confidence))
+        .collect();
+    let low_confidence_fields = field_confidence
+        .iter()
+        .filter(|(_, c)| **c < LOW_CONFIDENCE)
+        .map(|(k, _)| k.clone())
+        .collect();
+    // The weakest field bounds the document; the mean keeps one shaky optional
+    // line from dominating.
+    let confidence = if field_confidence.is_empty() {
+        0.0
+    } else {
+        let mean = field_confidence.values().sum::<f32>() / field_confidence.len() as f32;
+        let min = field_confidence.values().copied().fold(1.0, f32::min);
+        0.5 * mean + 0.5 * min
+    };
+    PostProcessed {
+        fields,
+        flow_a,
+        flow_b,
+        confidence,
+        field_confidence,
+        low_confidence_fields,
+    }
+}

@@ -1,0 +1,234 @@
+//! Choosing the national-ID number among the recognizer's hypotheses.
+//!
+//! A reading is accepted only when it passes every structural rule and the check
+//! digit ([`NationalId::parse`]). Among valid readings, one that agrees with what
+//! else the card prints (birth date, gender) is preferred. When no hypothesis is
+//! valid, single-digit repairs along the known Arabic-Indic confusions (٣/٢, ٥/٠,
+//! ٧/٨) are tried, and taken only when exactly one repair is valid.
+
+use chrono::NaiveDate;
+
+use super::text::FAILED_RULE;
+use super::{Checked, Readings};
+use crate::domain::digits::to_ascii_digits;
+use crate::domain::{Gender, NationalId};
+
+/// What the rest of the card says about the holder.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Expect {
+    pub birth: Option<NaiveDate>,
+    pub gender: Option<Gender>,
+}
+
+impl Expect {
+    fn agrees(&self, id: &NationalId) -> bool {
+        self.birth.is_none_or(|b| b == id.birth_date())
+            && self.gender.is_none_or(|g| g == id.gender())
+    }
+}
+
+/// Digit pairs the recognizer confuses, both ways.
+const CONFUSIONS: [(u8, u8); 3] = [(2, 3), (0, 5), (7, 8)];
+
+/// How the number is printed on the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Digits {
+    ArabicIndic,
+    Ascii,
+}
+
+fn print(id: &NationalId, digits: Digits) -> String {
+    match digits {
+        Digits::ArabicIndic => id.arabic_indic(),
+        Digits::Ascii => id.ascii(),
+    }
+}
+
+/// A valid reading is more certain than the recognizer alone says: a random
+/// misreading passes the rules about one time in a hundred.
+fn validated(confidence: f32, id: &NationalId) -> f32 {
+    let boosted = 1.0 - (1.0 - confidence) * 0.5;
+    if id.check_digit_is_ambiguous() {
+        boosted * 0.95
+    } else {
+        boosted
+    }
+}
+
+/// The national ID of field `key`, and the parsed number when one is valid.
+pub fn national_id(
+    readings: &Readings,
+    key: &str,
+    digits: Digits,
+    expect: Expect,
+) -> Option<(Checked, Option<NationalId>)> {
+    let candidates = &readings.get(key)?.candidates;
+    let best = candidates.first()?;
+    let ascii = |text: &str| -> String {
+        to_ascii_digits(text)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect()
+    };
+    let mut disagreeing: Option<(NationalId, f32)> = None;
+    for candidate in candidates {
+        if let Ok(id) = NationalId::parse(&ascii(&candidate.text)) {
+            if expect.agrees(&id) {
+                return Some((
+                    Checked::new(print(&id, digits), validated(candidate.confidence, &id)),
+                    Some(id),
+                ));
+            }
+            disagreeing.get_or_insert((id, candidate.confidence));
+        }
+    }
+    if let Some((id, confidence)) = repair(
+        candidates
+            .iter()
+            .take(3)
+            .map(|c| (ascii(&c.text), c.confidence)),
+        expect,
+    ) {
+        return Some((Checked::new(print(&id, digits), confidence * 0.7), Some(id)));
+    }
+    if let Some((id, confidence)) = disagreeing {
+        // Valid but at odds with another printed field: one of the two was misread.
+        return Some((Checked::new(print(&id, digits), confidence * 0.6), Some(id)));
+    }
+    let text = match digits {
+        Digits::ArabicIndic => crate::domain::digits::to_arabic_indic(&ascii(&best.text)),
+        Digits::Ascii => ascii(&best.text),
+    };
+    Some((Checked::new(text, best.confidence * FAILED_RULE), None))
+}
+
+/// The one valid, agreeing number one confusion away from the hypotheses.
+fn repair(
+    hypotheses: impl Iterator<Item = (String, f32)>,
+    expect: Expect,
+) -> Option<(NationalId, f32)> {
+    let mut found: Option<(NationalId, f32)> = None;
+    for (text, confidence) in hypotheses {
+        let digits: Vec<u8> = text.bytes().map(|b| b.wrapping_sub(b'0')).collect();
+        if digits.len() != 14 || digits.iter().any(|&d| d > 9) {
+            continue;
+        }
+        for position in 0..14 {
+            for &(a, b) in &CONFUSIONS {
+                let replacement = match digits[position] {
+                    d if d == a => b,
+                    d if d == b => a,
+                    _ => continue,
+                };
+                let mut repaired = digits.clone();
+                repaired[position] = replacement;
+                let text: String = repaired.iter().map(|d| char::from(b'0' + d)).collect();
+                let Ok(id) = NationalId::parse(&text) else {
+                    continue;
+                };
+                if !expect.agrees(&id) {
+                    continue;
+                }
+                match found {
+                    Some((other, _)) if other != id => return None,
+                    Some(_) => {}
+                    None => found = Some((id, confidence)),
+                }
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::post::{Candidate, LineReading};
+
+    fn readings(texts: &[(&str, f32)]) -> Readings {
+        let candidates = texts
+            .iter()
+            .map(|(t, c)| Candidate {
+                text: (*t).into(),
+                confidence: *c,
+            })
+            .collect();
+        Readings::from([("national_id".to_owned(), LineReading { candidates })])
+    }
+
+    const VALID: &str = "30312240201859";
+
+    #[test]
+    fn accepts_a_valid_reading_in_either_script() {
+        let r = readings(&[("٣٠٣١٢٢٤٠٢٠١٨٥٩", 0.8)]);
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
+        assert_eq!(checked.text, "٣٠٣١٢٢٤٠٢٠١٨٥٩");
+        assert_eq!(id.unwrap().ascii(), VALID);
+        assert!(checked.confidence > 0.8);
+        let (checked, _) =
+            national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+        assert_eq!(checked.text, VALID);
+    }
+
+    #[test]
+    fn prefers_an_alternative_that_passes_the_check_digit() {
+        // Best reading has a wrong check digit; the second hypothesis is valid.
+        let r = readings(&[("30312240201858", 0.7), (VALID, 0.2)]);
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+        assert_eq!(checked.text, VALID);
+        assert!(id.is_some());
+    }
+
+    #[test]
+    fn prefers_the_reading_that_agrees_with_the_printed_birth_date() {
+        let other = NationalId::compose(
+            NaiveDate::from_ymd_opt(1990, 1, 1).unwrap(),
+            crate::domain::Governorate::from_code(1).unwrap(),
+            1235,
+        )
+        .unwrap();
+        let r = readings(&[(&other.ascii(), 0.9), (VALID, 0.3)]);
+        let expect = Expect {
+            birth: NaiveDate::from_ymd_opt(2003, 12, 24),
+            gender: None,
+        };
+        let (checked, _) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
+        assert_eq!(checked.text, VALID);
+    }
+
+    #[test]
+    fn repairs_a_single_confused_digit() {
+        // ٥ read as ٠ in position 13 (check digit 9 stays): 3031224020180 9.
+        let r = readings(&[("30312240201809", 0.9)]);
+        let expect = Expect {
+            birth: NaiveDate::from_ymd_opt(2003, 12, 24),
+            gender: Some(Gender::Male),
+        };
+        let (checked, id) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
+        assert_eq!(checked.text, VALID, "{checked:?}");
+        assert!(id.is_some());
+        assert!(checked.confidence < 0.9);
+    }
+
+    #[test]
+    fn flags_an_invalid_reading() {
+        let r = readings(&[("1234", 0.95)]);
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
+        assert!(id.is_none());
+        assert_eq!(checked.text, "١٢٣٤");
+        assert!(checked.confidence < 0.5);
+        // Impossible birth date (month 13), unknown governorate 05, both flagged.
+        for bad in ["30313240201859", "30312240501859"] {
+            let r = readings(&[(bad, 0.95)]);
+            let (checked, id) =
+                national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+            assert!(
+                id.is_none() || checked.confidence < 0.7,
+                "{bad}: {checked:?}"
+            );
+        }
+    }
+}

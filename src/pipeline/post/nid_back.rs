@@ -1,0 +1,172 @@
+//! National ID back: number, issue and expiry dates, job, status line, husband.
+//!
+//! Cross-checks: the printed gender against digit 13 of the number (the number
+//! wins when it is valid), religion and marital status in the gender's form, and
+//! the expiry seven years after the issue month.
+
+use chrono::Datelike;
+
+use super::nid::{self, Digits, Expect};
+use super::text::{self, DateForm};
+use super::{Checked, CheckedFields, Readings};
+use crate::domain::Gender;
+use crate::domain::date::PrintedDate;
+
+/// Closed vocabularies of the status line (shared/domain.md §1.5).
+pub const GENDERS: [&str; 2] = ["ذكر", "أنثى"];
+pub const RELIGIONS_MALE: [&str; 4] = ["مسلم", "مسيحي", "يهودي", "-"];
+pub const RELIGIONS_FEMALE: [&str; 4] = ["مسلمة", "مسيحية", "يهودية", "-"];
+pub const MARITAL_MALE: [&str; 4] = ["أعزب", "متزوج", "مطلق", "أرمل"];
+pub const MARITAL_FEMALE: [&str; 5] = ["آنسة", "عزباء", "متزوجة", "مطلقة", "أرملة"];
+
+/// Years a National ID card is valid.
+const VALIDITY_YEARS: i32 = 7;
+
+pub fn check(readings: &Readings) -> CheckedFields {
+    let mut fields = CheckedFields::new();
+    let printed_gender = text::snap(readings, "gender", &GENDERS);
+    let gender_hint = printed_gender
+        .as_ref()
+        .filter(|g| g.confidence >= 0.5)
+        .and_then(|g| gender_of(&g.text));
+    let id = nid::national_id(
+        readings,
+        "national_id",
+        Digits::ArabicIndic,
+        Expect {
+            birth: None,
+            gender: gender_hint,
+        },
+    );
+    let id_gender = id
+        .as_ref()
+        .and_then(|(_, parsed)| parsed.map(|p| p.gender()));
+    if let Some((checked, _)) = id {
+        fields.insert("national_id".to_owned(), checked);
+    }
+    // Gender: the valid number decides; agreement makes both near certain.
+    let gender = match (printed_gender, id_gender) {
+        (Some(printed), Some(from_id)) if gender_of(&printed.text) == Some(from_id) => {
+            let confidence = 1.0 - (1.0 - printed.confidence) * 0.3;
+            fields.insert("gender".to_owned(), Checked::new(printed.text, confidence));
+            Some(from_id)
+        }
+        (Some(printed), Some(from_id)) => {
+            fields.insert(
+                "gender".to_owned(),
+                Checked::new(from_id.arabic(), printed.confidence * 0.7),
+            );
+            Some(from_id)
+        }
+        (Some(printed), None) => {
+            let gender = gender_of(&printed.text);
+            fields.insert("gender".to_owned(), printed);
+            gender
+        }
+        (None, _) => None,
+    };
+    let (religions, marital): (&[&str], &[&str]) = match gender {
+        Some(Gender::Male) => (&RELIGIONS_MALE, &MARITAL_MALE),
+        Some(Gender::Female) => (&RELIGIONS_FEMALE, &MARITAL_FEMALE),
+        None => (
+            &[RELIGIONS_MALE, RELIGIONS_FEMALE].concat(),
+            &[&MARITAL_MALE[..], &MARITAL_FEMALE[..]].concat(),
+        ),
+    };
+    if let Some(checked) = text::snap(readings, "religion", religions) {
+        fields.insert("religion".to_owned(), checked);
+    }
+    if let Some(checked) = text::snap(readings, "marital_status", marital) {
+        fields.insert("marital_status".to_owned(), checked);
+    }
+    for key in ["job", "workplace", "husband"] {
+        if let Some(checked) = text::plain(readings, key) {
+            fields.insert(key.to_owned(), checked);
+        }
+    }
+    let issue = text::date(readings, "issue_date", DateForm::ArabicYm, |_| true);
+    let issue_month = issue.as_ref().and_then(|(_, d)| *d);
+    // Prefer an expiry reading exactly seven years after the issue month.
+    let seven_years_on = |d: PrintedDate| match (issue_month, d) {
+        (Some(PrintedDate::Month { year, month }), PrintedDate::Day(day)) => {
+            day.year() == year + VALIDITY_YEARS && day.month() == month
+        }
+        _ => true,
+    };
+    let expiry = text::date(readings, "expiry_date", DateForm::ArabicYmd, seven_years_on)
+        .filter(|(_, d)| d.is_some())
+        .or_else(|| text::date(readings, "expiry_date", DateForm::ArabicYmd, |_| true));
+    let consistent =
+        matches!((&issue_month, &expiry), (Some(_), Some((_, Some(e)))) if seven_years_on(*e));
+    for (key, value) in [("issue_date", issue), ("expiry_date", expiry)] {
+        if let Some((mut checked, _)) = value {
+            if consistent {
+                checked.confidence = 1.0 - (1.0 - checked.confidence) * 0.5;
+            }
+            fields.insert(key.to_owned(), checked);
+        }
+    }
+    fields
+}
+
+fn gender_of(text: &str) -> Option<Gender> {
+    match text {
+        "ذكر" => Some(Gender::Male),
+        "أنثى" => Some(Gender::Female),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::post::LineReading;
+
+    fn readings(pairs: &[(&str, &str)]) -> Readings {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9)))
+            .collect()
+    }
+
+    #[test]
+    fn checks_a_clean_back() {
+        let r = readings(&[
+            ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("issue_date", "٢٠٢٤/٠٨"),
+            ("job", "طالب"),
+            ("gender", "ذكر"),
+            ("religion", "مسلم"),
+            ("marital_status", "اعزب"),
+            ("expiry_date", "٢٠٣١/٠٨/١٢"),
+        ]);
+        let fields = check(&r);
+        assert_eq!(fields["marital_status"].text, "أعزب");
+        assert_eq!(fields["gender"].text, "ذكر");
+        assert!(fields["gender"].confidence > 0.9);
+        assert!(fields["expiry_date"].confidence > 0.9);
+        assert_eq!(fields["issue_date"].text, "٢٠٢٤/٠٨");
+    }
+
+    #[test]
+    fn the_valid_number_corrects_the_printed_gender_and_its_forms() {
+        // Digit 13 is 5: male. The status line was read as female forms.
+        let r = readings(&[
+            ("national_id", "30312240201859"),
+            ("gender", "أنثى"),
+            ("religion", "مسلمة"),
+        ]);
+        let fields = check(&r);
+        assert_eq!(fields["gender"].text, "ذكر");
+        assert!(fields["gender"].confidence < 0.9);
+        // The female form is one edit from the male one.
+        assert_eq!(fields["religion"].text, "مسلم");
+    }
+
+    #[test]
+    fn flags_an_expiry_that_is_not_a_date() {
+        let r = readings(&[("issue_date", "٢٠٢٤/٠٨"), ("expiry_date", "٢٠٣١/٠٢/٣٠")]);
+        let fields = check(&r);
+        assert!(fields["expiry_date"].confidence < 0.5);
+    }
+}

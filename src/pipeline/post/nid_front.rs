@@ -1,0 +1,235 @@
+//! National ID front: names, address, birth date, number, serial.
+//!
+//! The number and the printed birth date must agree (digits 2 to 7); the number
+//! wins a disagreement because its check digit validates it, and the birth date is
+//! then printed from it.
+
+use super::nid::{self, Digits, Expect};
+use super::text::{self, DateForm};
+use super::{Checked, CheckedFields, Readings};
+use crate::domain::date::PrintedDate;
+use crate::domain::governorate::GOVERNORATES;
+use crate::domain::{Governorate, governorate_in_address};
+
+pub fn check(readings: &Readings) -> CheckedFields {
+    let mut fields = CheckedFields::new();
+    for key in ["first_name", "last_name", "address_line1"] {
+        if let Some(checked) = text::plain(readings, key) {
+            fields.insert(key.to_owned(), checked);
+        }
+    }
+    if let Some(checked) = address_with_governorate(readings, "address_line2") {
+        fields.insert("address_line2".to_owned(), checked);
+    }
+    let birth = text::date(readings, "birth_date", DateForm::ArabicYmd, |_| true);
+    let printed_birth = birth.as_ref().and_then(|(_, date)| match date {
+        Some(PrintedDate::Day(day)) => Some(*day),
+        _ => None,
+    });
+    let expect = Expect {
+        birth: printed_birth,
+        gender: None,
+    };
+    let id = nid::national_id(readings, "national_id", Digits::ArabicIndic, expect);
+    if let Some((checked, parsed)) = id {
+        if let Some(parsed) = parsed {
+            let agreed = printed_birth == Some(parsed.birth_date());
+            let from_id =
+                text::print_date(PrintedDate::Day(parsed.birth_date()), DateForm::ArabicYmd);
+            match (&birth, from_id) {
+                (Some((b, _)), _) if agreed => {
+                    // Two independent readings agree: both are near certain.
+                    let confidence = 1.0 - (1.0 - b.confidence) * (1.0 - checked.confidence);
+                    fields.insert(
+                        "birth_date".to_owned(),
+                        Checked::new(b.text.clone(), confidence),
+                    );
+                }
+                (_, Some(text)) => {
+                    fields.insert(
+                        "birth_date".to_owned(),
+                        Checked::new(text, checked.confidence * 0.9),
+                    );
+                }
+                _ => {}
+            }
+        } else if let Some((b, _)) = birth {
+            fields.insert("birth_date".to_owned(), b);
+        }
+        fields.insert("national_id".to_owned(), checked);
+    } else if let Some((b, _)) = birth {
+        fields.insert("birth_date".to_owned(), b);
+    }
+    if let Some(checked) = serial(readings, "serial") {
+        fields.insert("serial".to_owned(), checked);
+    }
+    fields
+}
+
+/// An address line ending with a governorate. When no hypothesis names one, the
+/// last segment (after ` - `) is matched to the nearest governorate name and
+/// replaced by it, if it is close enough.
+pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checked> {
+    let candidates = &readings.get(key)?.candidates;
+    let best = candidates.first()?;
+    for candidate in candidates {
+        let cleaned = text::clean(&candidate.text);
+        if governorate_in_address(&cleaned).is_some() {
+            return Some(Checked::new(cleaned, candidate.confidence));
+        }
+    }
+    let cleaned = text::clean(&best.text);
+    let (head, tail) = match cleaned.rsplit_once(" - ") {
+        Some((head, tail)) => (Some(head), tail),
+        None => (None, cleaned.as_str()),
+    };
+    match nearest_governorate(tail) {
+        Some((gov, distance)) => {
+            let fixed = match head {
+                Some(head) => format!("{head} - {}", gov.arabic),
+                None => gov.arabic.to_owned(),
+            };
+            Some(Checked::new(
+                fixed,
+                best.confidence * 0.85f32.powi(distance as i32),
+            ))
+        }
+        None => Some(Checked::new(cleaned, best.confidence * text::FAILED_RULE)),
+    }
+}
+
+/// The governorate whose folded name is nearest to `text`, within a quarter of
+/// its length (at least one edit).
+pub fn nearest_governorate(text: &str) -> Option<(Governorate, usize)> {
+    use crate::domain::arabic::fold;
+    let folded = fold(text);
+    GOVERNORATES
+        .iter()
+        .filter(|g| g.code != 88)
+        .map(|g| {
+            let name = fold(g.arabic);
+            (*g, text::levenshtein(&folded, &name), name.chars().count())
+        })
+        .filter(|(_, distance, len)| *distance <= (len / 4).max(1))
+        .min_by_key(|(_, distance, _)| *distance)
+        .map(|(g, distance, _)| (g, distance))
+}
+
+/// The Latin serial: two capital letters and seven digits. Look-alike characters
+/// are mapped to the class each position needs (`1`→`I` in the letters, `O`→`0`
+/// in the digits).
+pub fn serial(readings: &Readings, key: &str) -> Option<Checked> {
+    let candidates = &readings.get(key)?.candidates;
+    let best = candidates.first()?;
+    for (rank, candidate) in candidates.iter().enumerate() {
+        let compact: Vec<char> = candidate
+            .text
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        if compact.len() != 9 {
+            continue;
+        }
+        let mut fixed = String::new();
+        let mut edits = 0;
+        for (i, &c) in compact.iter().enumerate() {
+            let c = c.to_ascii_uppercase();
+            let mapped = if i < 2 {
+                match c {
+                    '1' => 'I',
+                    '0' => 'O',
+                    '5' => 'S',
+                    '8' => 'B',
+                    '2' => 'Z',
+                    c => c,
+                }
+            } else {
+                match c {
+                    'I' | 'L' => '1',
+                    'O' | 'D' => '0',
+                    'S' => '5',
+                    'B' => '8',
+                    'Z' => '2',
+                    c => c,
+                }
+            };
+            edits += usize::from(mapped != c);
+            fixed.push(mapped);
+        }
+        let valid = fixed.chars().take(2).all(|c| c.is_ascii_uppercase())
+            && fixed.chars().skip(2).all(|c| c.is_ascii_digit());
+        if valid {
+            let penalty = 0.85f32.powi(edits as i32 + rank as i32);
+            return Some(Checked::new(fixed, candidate.confidence * penalty));
+        }
+    }
+    Some(Checked::new(
+        best.text.trim(),
+        best.confidence * text::FAILED_RULE,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::post::LineReading;
+
+    fn readings(pairs: &[(&str, &str)]) -> Readings {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9)))
+            .collect()
+    }
+
+    #[test]
+    fn checks_a_clean_front() {
+        let r = readings(&[
+            ("first_name", "باسل"),
+            ("last_name", "اشرف عبدالعزيز محمد"),
+            ("address_line1", "٧ ش منصور"),
+            ("address_line2", "السيدة زينب - القاهرة"),
+            ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("birth_date", "٢٠٠٣/١٢/٢٤"),
+            ("serial", "AB1234567"),
+        ]);
+        let fields = check(&r);
+        assert_eq!(fields["national_id"].text, "٣٠٣١٢٢٤٠٢٠١٨٥٩");
+        assert_eq!(fields["birth_date"].text, "٢٠٠٣/١٢/٢٤");
+        assert!(fields["birth_date"].confidence > 0.95);
+        assert_eq!(fields["address_line2"].text, "السيدة زينب - القاهرة");
+        assert_eq!(fields["serial"].text, "AB1234567");
+    }
+
+    #[test]
+    fn prints_the_birth_date_from_a_valid_number_when_the_date_misreads() {
+        let r = readings(&[
+            ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("birth_date", "٢٠٠٢/١٢/٢٤"),
+        ]);
+        let fields = check(&r);
+        assert_eq!(fields["birth_date"].text, "٢٠٠٣/١٢/٢٤");
+        assert!(fields["birth_date"].confidence < 0.9);
+    }
+
+    #[test]
+    fn fixes_a_misread_governorate() {
+        let r = readings(&[("address_line2", "قسم الدقي - الجيزه")]);
+        // Folding makes ه and ة equal: already a governorate, kept as read.
+        assert_eq!(check(&r)["address_line2"].text, "قسم الدقي - الجيزه");
+        let r = readings(&[("address_line2", "قسم الدقي - الجبزة")]);
+        let fixed = &check(&r)["address_line2"];
+        assert_eq!(fixed.text, "قسم الدقي - الجيزة");
+        assert!(fixed.confidence < 0.9);
+        // Unknown governorate: kept, flagged.
+        let r = readings(&[("address_line2", "قسم الدقي - باريس")]);
+        assert!(check(&r)["address_line2"].confidence < 0.5);
+    }
+
+    #[test]
+    fn maps_look_alike_serial_characters() {
+        let r = readings(&[("serial", "1B12345O7")]);
+        let checked = &check(&r)["serial"];
+        assert_eq!(checked.text, "IB1234507");
+        assert!(checked.confidence < 0.9);
+    }
+}

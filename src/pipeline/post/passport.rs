@@ -1,0 +1,241 @@
+//! Passport data page. The machine-readable zone carries check digits, so a valid
+//! second MRZ line confirms (or corrects) the number, birth date, sex and expiry
+//! printed in the visual zone, and the personal number confirms the national ID.
+
+use chrono::NaiveDate;
+
+use super::nid::{self, Digits, Expect};
+use super::text::{self, DateForm};
+use super::{Candidate, Checked, CheckedFields, Readings};
+use crate::domain::Gender;
+use crate::domain::date::PrintedDate;
+use crate::domain::mrz::{TD3_LINE_LEN, td3_line2_is_valid};
+
+/// What a valid second MRZ line states.
+struct MrzFacts {
+    number: String,
+    birth: Option<NaiveDate>,
+    sex: Option<Gender>,
+    expiry: Option<NaiveDate>,
+    personal: String,
+}
+
+fn mrz_date(yymmdd: &str, future: bool) -> Option<NaiveDate> {
+    use chrono::Datelike;
+    let n = |r: std::ops::Range<usize>| yymmdd.get(r)?.parse::<u32>().ok();
+    let (yy, mm, dd) = (n(0..2)? as i32, n(2..4)?, n(4..6)?);
+    // Expiry dates lie ahead; a birth year that would be in the future is last century's.
+    let this_year = chrono::Utc::now().year();
+    let year = if future || 2000 + yy <= this_year {
+        2000 + yy
+    } else {
+        1900 + yy
+    };
+    NaiveDate::from_ymd_opt(year, mm, dd)
+}
+
+fn facts(line: &str) -> MrzFacts {
+    MrzFacts {
+        number: line[0..9].trim_end_matches('<').to_owned(),
+        birth: mrz_date(&line[13..19], false),
+        sex: match &line[20..21] {
+            "M" => Some(Gender::Male),
+            "F" => Some(Gender::Female),
+            _ => None,
+        },
+        expiry: mrz_date(&line[21..27], true),
+        personal: line[28..42].trim_end_matches('<').to_owned(),
+    }
+}
+
+/// An MRZ line as the recognizer may return it: spaces for fillers, lower case.
+fn mrz_text(text: &str) -> String {
+    text.chars()
+        .filter_map(|c| match c {
+            ' ' => Some('<'),
+            c if c.is_ascii_alphanumeric() || c == '<' => Some(c.to_ascii_uppercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn mrz_line(
+    readings: &Readings,
+    key: &str,
+    valid: impl Fn(&str) -> bool,
+) -> Option<(Checked, bool)> {
+    let candidates: &[Candidate] = &readings.get(key)?.candidates;
+    let best = candidates.first()?;
+    for candidate in candidates {
+        let line = mrz_text(&candidate.text);
+        if valid(&line) {
+            return Some((
+                Checked::new(line, 1.0 - (1.0 - candidate.confidence) * 0.3),
+                true,
+            ));
+        }
+    }
+    Some((
+        Checked::new(mrz_text(&best.text), best.confidence * text::FAILED_RULE),
+        false,
+    ))
+}
+
+pub fn check(readings: &Readings) -> CheckedFields {
+    let mut fields = CheckedFields::new();
+    let line2 = mrz_line(readings, "mrz_line2", td3_line2_is_valid);
+    let mrz = line2
+        .as_ref()
+        .filter(|(_, valid)| *valid)
+        .map(|(c, _)| facts(&c.text));
+    let line1 = mrz_line(readings, "mrz_line1", |l| {
+        l.len() == TD3_LINE_LEN && l.starts_with('P')
+    });
+    for (key, line) in [("mrz_line1", line1), ("mrz_line2", line2)] {
+        if let Some((checked, _)) = line {
+            fields.insert(key.to_owned(), checked);
+        }
+    }
+    let mut put = |key: &str, value: Option<Checked>| {
+        if let Some(checked) = value {
+            fields.insert(key.to_owned(), checked);
+        }
+    };
+    for key in [
+        "name_ar",
+        "nationality_ar",
+        "birth_place_ar",
+        "issuing_office",
+        "profession",
+    ] {
+        put(key, text::plain(readings, key));
+    }
+    let upper = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_uppercase() || c == ' ' || c == '-' || c == '\'')
+    };
+    for key in ["name_en", "nationality_en", "birth_place_en"] {
+        put(key, text::latin(readings, key, upper));
+    }
+    put(
+        "passport_type",
+        text::latin(readings, "passport_type", |t| t == "P"),
+    );
+    put(
+        "country_code",
+        text::latin(readings, "country_code", |t| t == "EGY"),
+    );
+    let number_ok = |t: &str| {
+        t.len() == 9
+            && t.starts_with(|c: char| c.is_ascii_uppercase())
+            && t[1..].chars().all(|c| c.is_ascii_digit())
+    };
+    let number = match &mrz {
+        Some(m) => text::latin(readings, "passport_number", |t| t == m.number)
+            .filter(|c| c.confidence > 0.5)
+            .or_else(|| Some(Checked::new(m.number.clone(), 0.9))),
+        None => text::latin(readings, "passport_number", number_ok),
+    };
+    put("passport_number", number);
+    let sex = text::latin(readings, "sex", |t| {
+        matches!(t, "M" | "F")
+            && mrz
+                .as_ref()
+                .and_then(|m| m.sex)
+                .is_none_or(|g| (t == "M") == (g == Gender::Male))
+    });
+    put("sex", sex);
+    let agrees = |expected: Option<NaiveDate>| {
+        move |d: PrintedDate| expected.is_none_or(|e| d == PrintedDate::Day(e))
+    };
+    let birth = mrz.as_ref().and_then(|m| m.birth);
+    let expiry = mrz.as_ref().and_then(|m| m.expiry);
+    put(
+        "birth_date",
+        text::date(readings, "birth_date", DateForm::AsciiDmy, agrees(birth)).map(|(c, _)| c),
+    );
+    put(
+        "expiry_date",
+        text::date(readings, "expiry_date", DateForm::AsciiDmy, agrees(expiry)).map(|(c, _)| c),
+    );
+    put(
+        "issue_date",
+        text::date(readings, "issue_date", DateForm::AsciiDmy, |_| true).map(|(c, _)| c),
+    );
+    let expect = Expect {
+        birth,
+        gender: mrz.as_ref().and_then(|m| m.sex),
+    };
+    let id = nid::national_id(readings, "national_id", Digits::Ascii, expect).map(
+        |(mut checked, parsed)| {
+            if mrz
+                .as_ref()
+                .is_some_and(|m| parsed.is_some_and(|p| p.ascii() == m.personal))
+            {
+                checked.confidence = 1.0 - (1.0 - checked.confidence) * 0.3;
+            }
+            checked
+        },
+    );
+    put("national_id", id);
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::mrz::Td3;
+    use crate::pipeline::post::LineReading;
+
+    #[test]
+    fn the_mrz_confirms_the_visual_zone() {
+        let td3 = Td3 {
+            document_code: "P".into(),
+            issuing_state: "EGY".into(),
+            surname: "El Sayed".into(),
+            given_names: "Mohamed".into(),
+            number: "A12345678".into(),
+            nationality: "EGY".into(),
+            birth_date: NaiveDate::from_ymd_opt(2003, 12, 24).unwrap(),
+            sex: 'M',
+            expiry_date: NaiveDate::from_ymd_opt(2031, 1, 2).unwrap(),
+            personal_number: "30312240201859".into(),
+        };
+        let [l1, l2] = td3.lines();
+        let mut r: Readings = [
+            ("mrz_line1", l1.as_str()),
+            ("passport_number", "A12345G78"),
+            ("birth_date", "24/12/2003"),
+            ("expiry_date", "02/01/2031"),
+            ("national_id", "30312240201859"),
+            ("sex", "M"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9)))
+        .collect();
+        // The best MRZ reading has a wrong check digit; the alternative is valid.
+        let broken = format!("{}7{}", &l2[..9], &l2[10..]);
+        r.insert(
+            "mrz_line2".into(),
+            LineReading {
+                candidates: vec![
+                    Candidate {
+                        text: broken,
+                        confidence: 0.8,
+                    },
+                    Candidate {
+                        text: l2.replace('<', " "),
+                        confidence: 0.1,
+                    },
+                ],
+            },
+        );
+        let fields = check(&r);
+        assert_eq!(fields["mrz_line2"].text, l2);
+        assert_eq!(fields["passport_number"].text, "A12345678");
+        assert_eq!(fields["birth_date"].text, "24/12/2003");
+        assert!(fields["national_id"].confidence > 0.95);
+        assert_eq!(fields["sex"].text, "M");
+    }
+}

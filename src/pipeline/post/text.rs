@@ -1,0 +1,275 @@
+//! Field rules every kind uses: text clean-up, closed vocabularies, dates, digits.
+
+use chrono::Datelike;
+
+use super::{Candidate, Checked, Readings};
+use crate::domain::arabic::fold;
+use crate::domain::date::PrintedDate;
+use crate::domain::digits::{to_arabic_indic, to_ascii_digits};
+
+/// Confidence kept by a reading that fails its field's rules.
+pub const FAILED_RULE: f32 = 0.3;
+
+/// Persian letter and digit forms to their Arabic counterparts (some OCR models
+/// emit `ی ک ۰..۹`), whitespace collapsed and trimmed.
+pub fn clean(text: &str) -> String {
+    let mapped: String = text
+        .chars()
+        .map(|c| match c {
+            'ی' => 'ي',
+            'ک' => 'ك',
+            '\u{06F0}'..='\u{06F9}' => char::from_u32(c as u32 - 0x06F0 + 0x0660).unwrap_or(c),
+            c => c,
+        })
+        .collect();
+    mapped.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Character edit distance.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+fn candidates<'a>(readings: &'a Readings, key: &str) -> &'a [Candidate] {
+    readings
+        .get(key)
+        .map(|r| r.candidates.as_slice())
+        .unwrap_or_default()
+}
+
+/// Free text: the best reading, cleaned.
+pub fn plain(readings: &Readings, key: &str) -> Option<Checked> {
+    let best = candidates(readings, key).first()?;
+    Some(Checked::new(clean(&best.text), best.confidence))
+}
+
+/// A field printed from a closed list: the first hypothesis that folds to a list
+/// entry wins; otherwise the nearest entry within a small edit distance of any
+/// hypothesis; otherwise the best reading with low confidence.
+pub fn snap(readings: &Readings, key: &str, vocabulary: &[&str]) -> Option<Checked> {
+    let candidates = candidates(readings, key);
+    let best = candidates.first()?;
+    let entries: Vec<(String, &str)> = vocabulary.iter().map(|v| (fold(v), *v)).collect();
+    for candidate in candidates {
+        let folded = fold(&clean(&candidate.text));
+        if let Some((_, entry)) = entries.iter().find(|(f, _)| *f == folded) {
+            return Some(Checked::new(*entry, candidate.confidence.max(0.5)));
+        }
+    }
+    let mut nearest: Option<(usize, &str, f32)> = None;
+    for candidate in candidates {
+        let folded = fold(&clean(&candidate.text));
+        for (f, entry) in &entries {
+            let distance = levenshtein(&folded, f);
+            let allowed = if f.chars().count() <= 4 { 1 } else { 2 };
+            if distance <= allowed && nearest.is_none_or(|(d, _, _)| distance < d) {
+                nearest = Some((distance, entry, candidate.confidence));
+            }
+        }
+    }
+    match nearest {
+        Some((distance, entry, confidence)) => Some(Checked::new(
+            entry,
+            confidence * 0.8f32.powi(distance as i32),
+        )),
+        None => Some(Checked::new(
+            clean(&best.text),
+            best.confidence * FAILED_RULE,
+        )),
+    }
+}
+
+/// How a date is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateForm {
+    /// `YYYY/MM/DD` in Arabic-Indic digits (Egyptian cards).
+    ArabicYmd,
+    /// `YYYY/MM` in Arabic-Indic digits (National ID back issue date).
+    ArabicYm,
+    /// `DD/MM/YYYY` in ASCII digits (passport).
+    AsciiDmy,
+}
+
+impl DateForm {
+    fn print(self, date: PrintedDate) -> Option<String> {
+        match (self, date) {
+            (DateForm::ArabicYmd, PrintedDate::Day(d)) => Some(to_arabic_indic(&format!(
+                "{:04}/{:02}/{:02}",
+                d.year(),
+                d.month(),
+                d.day()
+            ))),
+            (DateForm::ArabicYm, PrintedDate::Month { year, month }) => {
+                Some(to_arabic_indic(&format!("{year:04}/{month:02}")))
+            }
+            (DateForm::AsciiDmy, PrintedDate::Day(d)) => {
+                Some(format!("{:02}/{:02}/{:04}", d.day(), d.month(), d.year()))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The printed text of `date` in `form`, if the form can show it.
+pub fn print_date(date: PrintedDate, form: DateForm) -> Option<String> {
+    form.print(date)
+}
+
+/// A date: the first hypothesis that is a real date of the field's form, within
+/// plausible years and accepted by `accept` (a cross-check); printed back in the
+/// card's canonical form.
+pub fn date(
+    readings: &Readings,
+    key: &str,
+    form: DateForm,
+    accept: impl Fn(PrintedDate) -> bool,
+) -> Option<(Checked, Option<PrintedDate>)> {
+    let candidates = candidates(readings, key);
+    let best = candidates.first()?;
+    for candidate in candidates {
+        let Some(date) = PrintedDate::parse(&candidate.text) else {
+            continue;
+        };
+        if !(1900..=2100).contains(&date.year()) || !accept(date) {
+            continue;
+        }
+        if let Some(text) = form.print(date) {
+            return Some((Checked::new(text, candidate.confidence), Some(date)));
+        }
+    }
+    Some((
+        Checked::new(clean(&best.text), best.confidence * FAILED_RULE),
+        None,
+    ))
+}
+
+/// A number printed in Arabic-Indic digits (cylinders, engine size, year): the first
+/// hypothesis made only of digits, with a digit count in `lengths`.
+pub fn arabic_number(
+    readings: &Readings,
+    key: &str,
+    lengths: std::ops::RangeInclusive<usize>,
+) -> Option<Checked> {
+    let candidates = candidates(readings, key);
+    let best = candidates.first()?;
+    for candidate in candidates {
+        let ascii: String = to_ascii_digits(&candidate.text)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        if lengths.contains(&ascii.len()) && ascii.chars().all(|c| c.is_ascii_digit()) {
+            return Some(Checked::new(to_arabic_indic(&ascii), candidate.confidence));
+        }
+    }
+    Some(Checked::new(
+        clean(&best.text),
+        best.confidence * FAILED_RULE,
+    ))
+}
+
+/// Latin text printed upper-case (names in Latin, document numbers): the first
+/// hypothesis matching `valid`, else the best one with low confidence.
+pub fn latin(readings: &Readings, key: &str, valid: impl Fn(&str) -> bool) -> Option<Checked> {
+    let candidates = candidates(readings, key);
+    let best = candidates.first()?;
+    for candidate in candidates {
+        let text = candidate
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if valid(&text) {
+            return Some(Checked::new(text, candidate.confidence));
+        }
+    }
+    Some(Checked::new(
+        best.text.trim(),
+        best.confidence * FAILED_RULE,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::post::LineReading;
+
+    fn readings(key: &str, texts: &[(&str, f32)]) -> Readings {
+        let candidates = texts
+            .iter()
+            .map(|(t, c)| Candidate {
+                text: (*t).into(),
+                confidence: *c,
+            })
+            .collect();
+        Readings::from([(key.to_owned(), LineReading { candidates })])
+    }
+
+    #[test]
+    fn cleans_persian_forms_and_spaces() {
+        assert_eq!(clean("  علی   ۱۲۳ کریم "), "علي ١٢٣ كريم");
+    }
+
+    #[test]
+    fn measures_edit_distance() {
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(levenshtein("مسلم", "مسلمة"), 1);
+    }
+
+    #[test]
+    fn snaps_to_a_closed_vocabulary() {
+        let vocab = ["ذكر", "أنثى"];
+        // Folded equality keeps the printed spelling.
+        let r = readings("gender", &[("انثى", 0.9)]);
+        assert_eq!(snap(&r, "gender", &vocab).unwrap().text, "أنثى");
+        // One wrong letter.
+        let r = readings("gender", &[("دكر", 0.9)]);
+        let checked = snap(&r, "gender", &vocab).unwrap();
+        assert_eq!(checked.text, "ذكر");
+        assert!(checked.confidence < 0.9);
+        // Nothing near: kept, flagged.
+        let r = readings("gender", &[("طالب", 0.9)]);
+        assert!(snap(&r, "gender", &vocab).unwrap().confidence < 0.5);
+        assert!(snap(&r, "religion", &vocab).is_none());
+    }
+
+    #[test]
+    fn reads_dates_and_rejects_impossible_ones() {
+        let r = readings("d", &[("٢٠٢٣/٠٢/٣٠", 0.9), ("٢٠٢٣/٠٢/٢٠", 0.5)]);
+        let (checked, parsed) = date(&r, "d", DateForm::ArabicYmd, |_| true).unwrap();
+        assert_eq!(checked.text, "٢٠٢٣/٠٢/٢٠");
+        assert!(parsed.is_some());
+        let r = readings("d", &[("٢٠٢٣/١٣/٠١", 0.9)]);
+        let (checked, parsed) = date(&r, "d", DateForm::ArabicYmd, |_| true).unwrap();
+        assert!(parsed.is_none());
+        assert!(checked.confidence < 0.5);
+        // A year-month field does not accept a full date, and vice versa.
+        let r = readings("d", &[("٢٠٢٠/٠٨", 0.9)]);
+        assert_eq!(
+            date(&r, "d", DateForm::ArabicYm, |_| true).unwrap().0.text,
+            "٢٠٢٠/٠٨"
+        );
+        assert!(
+            date(&r, "d", DateForm::ArabicYmd, |_| true)
+                .unwrap()
+                .1
+                .is_none()
+        );
+        let r = readings("d", &[("07/03/1990", 0.9)]);
+        assert_eq!(
+            date(&r, "d", DateForm::AsciiDmy, |_| true).unwrap().0.text,
+            "07/03/1990"
+        );
+    }
+}

@@ -1,0 +1,298 @@
+//! Stage 4: cut one crop per printed field line of the rectified card.
+//!
+//! Each field has a box in its layout; the line is searched for in that box grown
+//! by a margin (cards are printed a few percent off, rectification adds more), by
+//! projection profiles of ink: the band of rows with the most ink near the box's
+//! centre, then the run of columns holding it. A box with no ink yields no crop,
+//! which is how optional fields (workplace, husband) are found absent.
+
+use image::{GrayImage, imageops};
+
+/// Where a field's line should be, on the canonical card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldRegion {
+    pub key: String,
+    /// `[x0, y0, x1, y1]` as fractions of the card's width and height.
+    pub rect: [f32; 4],
+    /// Font em height as a fraction of the card height.
+    pub em: f32,
+}
+
+/// A found text line, in card pixels (`x1`, `y1` exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineBox {
+    pub x0: u32,
+    pub y0: u32,
+    pub x1: u32,
+    pub y1: u32,
+}
+
+/// One crop for the recognizer.
+#[derive(Debug, Clone)]
+pub struct LineCrop {
+    pub key: String,
+    pub line: LineBox,
+    pub image: GrayImage,
+}
+
+/// How far outside its box a line is looked for, in card widths and heights.
+const MARGIN_X: f32 = 0.02;
+const MARGIN_Y: f32 = 0.03;
+
+/// The text line of `region` on `card` (grey, rectified), if the box holds one.
+pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
+    let (w, h) = (card.width() as f32, card.height() as f32);
+    let [rx0, ry0, rx1, ry1] = region.rect;
+    let em = (region.em * h).max(4.0);
+    let x0 = ((rx0 - MARGIN_X) * w).max(0.0) as u32;
+    let x1 = (((rx1 + MARGIN_X) * w).min(w)) as u32;
+    let y0 = ((ry0 - MARGIN_Y) * h).max(0.0) as u32;
+    let y1 = (((ry1 + MARGIN_Y) * h).min(h)) as u32;
+    if x1 <= x0 + 4 || y1 <= y0 + 4 {
+        return None;
+    }
+    let (ww, wh) = ((x1 - x0) as usize, (y1 - y0) as usize);
+    let window = imageops::crop_imm(card, x0, y0, x1 - x0, y1 - y0).to_image();
+    let ink = ink_mask(&window)?;
+
+    // Rows: the band of about one line height with the most ink, weighted towards
+    // the box's centre so a neighbouring line caught by the margin loses.
+    let rows: Vec<f32> = (0..wh)
+        .map(|y| ink[y * ww..(y + 1) * ww].iter().filter(|&&i| i).count() as f32)
+        .collect();
+    let band = (1.1 * em).round().max(3.0) as usize;
+    let centre = ((ry0 + ry1) / 2.0 * h) - y0 as f32;
+    let sigma = ((ry1 - ry0) * h).max(em);
+    let mut best = (0f32, 0usize);
+    for top in 0..wh.saturating_sub(band).max(1) {
+        let mass: f32 = rows[top..(top + band).min(wh)].iter().sum();
+        let mid = top as f32 + band as f32 / 2.0;
+        let score = mass * (-((mid - centre) / sigma).powi(2) / 2.0).exp();
+        if score > best.0 {
+            best = (score, top);
+        }
+    }
+    if best.0 <= 0.0 {
+        return None;
+    }
+    let (mut top, mut bottom) = (best.1, (best.1 + band).min(wh));
+    // Grow over ascenders and descenders (rows still holding some ink).
+    let peak = rows[top..bottom].iter().copied().fold(0.0, f32::max);
+    let reach = (0.45 * em) as usize;
+    let floor = 0.08 * peak;
+    for _ in 0..reach {
+        if top > 0 && rows[top - 1] > floor {
+            top -= 1;
+        } else {
+            break;
+        }
+    }
+    for _ in 0..reach {
+        if bottom < wh && rows[bottom] > floor {
+            bottom += 1;
+        } else {
+            break;
+        }
+    }
+
+    // Columns: clusters of inked columns, joined across gaps narrower than the
+    // space between words; the heaviest cluster is the line.
+    let columns: Vec<f32> = (0..ww)
+        .map(|x| (top..bottom).filter(|&y| ink[y * ww + x]).count() as f32)
+        .collect();
+    let max_gap = (1.4 * em) as usize;
+    let mut clusters: Vec<(usize, usize, f32)> = Vec::new();
+    for (x, &count) in columns.iter().enumerate() {
+        if count < 1.0 {
+            continue;
+        }
+        match clusters.last_mut() {
+            Some((_, end, mass)) if x - *end <= max_gap => {
+                *end = x;
+                *mass += count;
+            }
+            _ => clusters.push((x, x, count)),
+        }
+    }
+    let &(left, right, mass) = clusters.iter().max_by(|a, b| a.2.total_cmp(&b.2))?;
+    // Too little ink for even a short word: an empty field with some pattern noise.
+    if mass < 0.25 * em * em || ((right - left) as f32) < 0.5 * em {
+        return None;
+    }
+    let pad_x = (0.35 * em) as u32;
+    let pad_y = (0.2 * em) as u32;
+    let line = LineBox {
+        x0: (x0 + left as u32).saturating_sub(pad_x),
+        y0: (y0 + top as u32).saturating_sub(pad_y),
+        x1: (x0 + right as u32 + 1 + pad_x).min(card.width()),
+        y1: (y0 + bottom as u32 + pad_y).min(card.height()),
+    };
+    Some(line)
+}
+
+/// Dark-enough pixels of a window: below the midpoint between its paper level
+/// (a high percentile) and its ink level (a low one). `None` when the window has
+/// no contrast at all.
+fn ink_mask(window: &GrayImage) -> Option<Vec<bool>> {
+    let mut histogram = [0usize; 256];
+    for p in window.pixels() {
+        histogram[usize::from(p.0[0])] += 1;
+    }
+    let total = window.pixels().len();
+    let percentile = |q: f32| {
+        let target = (q * total as f32) as usize;
+        let mut seen = 0;
+        for (value, &count) in histogram.iter().enumerate() {
+            seen += count;
+            if seen > target {
+                return value as f32;
+            }
+        }
+        255.0
+    };
+    let (ink, paper) = (percentile(0.02), percentile(0.85));
+    if paper - ink < 40.0 {
+        return None;
+    }
+    let threshold = ink + 0.45 * (paper - ink);
+    Some(
+        window
+            .pixels()
+            .map(|p| f32::from(p.0[0]) < threshold)
+            .collect(),
+    )
+}
+
+/// Finds and cuts every field line of `regions` on `card`.
+pub fn cut_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<LineCrop> {
+    regions
+        .iter()
+        .filter_map(|region| {
+            let line = find_line(card, region)?;
+            let image =
+                imageops::crop_imm(card, line.x0, line.y0, line.x1 - line.x0, line.y1 - line.y0)
+                    .to_image();
+            Some(LineCrop {
+                key: region.key.clone(),
+                line,
+                image,
+            })
+        })
+        .collect()
+}
+
+/// Sharpness of a card: variance of the Laplacian over its grey image. Blurred
+/// captures have little high-frequency energy left.
+pub fn sharpness(card: &GrayImage) -> f32 {
+    let (w, h) = (card.width() as usize, card.height() as usize);
+    if w < 3 || h < 3 {
+        return 0.0;
+    }
+    let px = card.as_raw();
+    let (mut sum, mut sum_sq, mut n) = (0f64, 0f64, 0f64);
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let i = y * w + x;
+            let lap = 4.0 * f64::from(px[i])
+                - f64::from(px[i - 1])
+                - f64::from(px[i + 1])
+                - f64::from(px[i - w])
+                - f64::from(px[i + w]);
+            sum += lap;
+            sum_sq += lap * lap;
+            n += 1.0;
+        }
+    }
+    let mean = sum / n;
+    (sum_sq / n - mean * mean) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Luma;
+
+    /// A 1000×630 card with a pale pattern and dark "words" on the given rows
+    /// (y centre, x range, em) all as fractions.
+    fn card_with_lines(lines: &[(f32, f32, f32, f32)]) -> GrayImage {
+        GrayImage::from_fn(1000, 630, |x, y| {
+            let (u, v) = (x as f32 / 1000.0, y as f32 / 630.0);
+            for &(cy, ux0, ux1, em) in lines {
+                let in_word = ((u - ux0) * 1000.0 / (em * 630.0 * 2.5)).fract() < 0.8;
+                if (v - cy).abs() < em * 0.45 && u >= ux0 && u <= ux1 && in_word {
+                    return Luma([25]);
+                }
+            }
+            // Guilloche-like pattern, far lighter than ink.
+            let wave = ((u * 80.0).sin() * (v * 60.0).cos() * 12.0) as i32;
+            Luma([(215 + wave) as u8])
+        })
+    }
+
+    fn region(key: &str, rect: [f32; 4], em: f32) -> FieldRegion {
+        FieldRegion {
+            key: key.into(),
+            rect,
+            em,
+        }
+    }
+
+    #[test]
+    fn finds_a_line_shifted_inside_its_box() {
+        // Box centre 0.333; the line is printed 2 % lower and starts further left.
+        let card = card_with_lines(&[(0.353, 0.55, 0.95, 0.04)]);
+        let line = find_line(
+            &card,
+            &region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04),
+        )
+        .unwrap();
+        let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
+        assert!((cy - 0.353).abs() < 0.01, "{line:?}");
+        assert!((line.x0 as f32 / 1000.0 - 0.55).abs() < 0.03, "{line:?}");
+        assert!(line.x1 as f32 / 1000.0 > 0.94, "{line:?}");
+        let height = (line.y1 - line.y0) as f32 / 630.0;
+        assert!(height > 0.035 && height < 0.08, "{height}");
+    }
+
+    #[test]
+    fn prefers_its_own_line_over_a_neighbour_in_the_margin() {
+        // Two lines 0.08 apart (first and last name); each box gets its own.
+        let card = card_with_lines(&[(0.333, 0.5, 0.95, 0.04), (0.41, 0.45, 0.95, 0.04)]);
+        let first = find_line(
+            &card,
+            &region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04),
+        )
+        .unwrap();
+        let last = find_line(
+            &card,
+            &region("last_name", [0.37, 0.368, 0.95, 0.452], 0.04),
+        )
+        .unwrap();
+        let centre = |l: &LineBox| (l.y0 + l.y1) as f32 / 2.0 / 630.0;
+        assert!((centre(&first) - 0.333).abs() < 0.012, "{first:?}");
+        assert!((centre(&last) - 0.41).abs() < 0.012, "{last:?}");
+    }
+
+    #[test]
+    fn an_empty_box_has_no_line() {
+        let card = card_with_lines(&[(0.333, 0.5, 0.95, 0.04)]);
+        assert!(find_line(&card, &region("workplace", [0.2, 0.6, 0.8, 0.7], 0.04)).is_none());
+        let crops = cut_lines(
+            &card,
+            &[
+                region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04),
+                region("workplace", [0.2, 0.6, 0.8, 0.7], 0.04),
+            ],
+        );
+        assert_eq!(crops.len(), 1);
+        assert_eq!(crops[0].key, "first_name");
+        assert_eq!(crops[0].image.width(), crops[0].line.x1 - crops[0].line.x0);
+    }
+
+    #[test]
+    fn blur_lowers_sharpness() {
+        let card = card_with_lines(&[(0.333, 0.5, 0.95, 0.04), (0.5, 0.4, 0.9, 0.03)]);
+        let blurred = imageproc::filter::gaussian_blur_f32(&card, 3.0);
+        assert!(sharpness(&card) > 5.0 * sharpness(&blurred));
+    }
+}

@@ -1,0 +1,278 @@
+//! Quadrilaterals and the perspective warp that flattens one into a rectangle.
+
+use image::{GrayImage, Luma, Rgb, RgbImage};
+
+/// A point in image pixel coordinates (x right, y down).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Point {
+    pub x: f32,
+    pub y: f32,
+}
+
+impl Point {
+    pub fn new(x: f32, y: f32) -> Point {
+        Point { x, y }
+    }
+
+    pub fn distance(self, other: Point) -> f32 {
+        (self.x - other.x).hypot(self.y - other.y)
+    }
+}
+
+/// A document outline: corners in the document's own reading order, top-left,
+/// top-right, bottom-right, bottom-left, in source image pixels.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Quad {
+    pub corners: [Point; 4],
+}
+
+impl Quad {
+    /// The whole `width`×`height` image.
+    pub fn full(width: u32, height: u32) -> Quad {
+        let (w, h) = (width as f32, height as f32);
+        Quad {
+            corners: [
+                Point::new(0.0, 0.0),
+                Point::new(w, 0.0),
+                Point::new(w, h),
+                Point::new(0.0, h),
+            ],
+        }
+    }
+
+    /// The same outline read after turning the document by `quarter_turns` × 90°
+    /// clockwise: the corner that becomes top-left moves to the front.
+    pub fn turned(self, quarter_turns: u8) -> Quad {
+        let mut corners = self.corners;
+        corners.rotate_left(usize::from(quarter_turns % 4) * 3 % 4);
+        Quad { corners }
+    }
+
+    pub fn scaled(self, factor: f32) -> Quad {
+        Quad {
+            corners: self.corners.map(|p| Point::new(p.x * factor, p.y * factor)),
+        }
+    }
+
+    /// Mean length of the top and bottom sides over the mean of the left and right.
+    pub fn aspect(&self) -> f32 {
+        let [a, b, c, d] = self.corners;
+        let horizontal = (a.distance(b) + d.distance(c)) / 2.0;
+        let vertical = (a.distance(d) + b.distance(c)) / 2.0;
+        horizontal / vertical.max(1e-6)
+    }
+
+    /// Absolute area (shoelace formula).
+    pub fn area(&self) -> f32 {
+        let c = &self.corners;
+        let twice: f32 = (0..4)
+            .map(|i| c[i].x * c[(i + 1) % 4].y - c[(i + 1) % 4].x * c[i].y)
+            .sum();
+        twice.abs() / 2.0
+    }
+}
+
+/// A 3×3 projective transform, row-major, `h[8] == 1`.
+#[derive(Debug, Clone, Copy)]
+pub struct Homography([f64; 9]);
+
+impl Homography {
+    /// The transform taking each `from[i]` to `to[i]`; `None` when three of the
+    /// points are collinear.
+    pub fn from_points(from: [Point; 4], to: [Point; 4]) -> Option<Homography> {
+        // Eight equations in the eight unknowns h0..h7 (h8 = 1).
+        let mut a = [[0f64; 9]; 8];
+        for i in 0..4 {
+            let (x, y) = (f64::from(from[i].x), f64::from(from[i].y));
+            let (u, v) = (f64::from(to[i].x), f64::from(to[i].y));
+            a[2 * i] = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y, u];
+            a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
+        }
+        // Gaussian elimination with partial pivoting.
+        for col in 0..8 {
+            let pivot = (col..8).max_by(|&r, &s| a[r][col].abs().total_cmp(&a[s][col].abs()))?;
+            if a[pivot][col].abs() < 1e-10 {
+                return None;
+            }
+            a.swap(col, pivot);
+            for row in 0..8 {
+                if row != col {
+                    let factor = a[row][col] / a[col][col];
+                    let pivot_row = a[col];
+                    for (value, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                        *value -= factor * p;
+                    }
+                }
+            }
+        }
+        let mut h = [0f64; 9];
+        for i in 0..8 {
+            h[i] = a[i][8] / a[i][i];
+        }
+        h[8] = 1.0;
+        Some(Homography(h))
+    }
+
+    pub fn apply(&self, p: Point) -> Point {
+        let h = &self.0;
+        let (x, y) = (f64::from(p.x), f64::from(p.y));
+        let w = h[6] * x + h[7] * y + h[8];
+        Point::new(
+            ((h[0] * x + h[1] * y + h[2]) / w) as f32,
+            ((h[3] * x + h[4] * y + h[5]) / w) as f32,
+        )
+    }
+}
+
+fn target_corners(width: u32, height: u32) -> [Point; 4] {
+    // Pixel centres: output pixel (0,0) samples the quad's corner region.
+    let (w, h) = (width as f32, height as f32);
+    [
+        Point::new(0.0, 0.0),
+        Point::new(w, 0.0),
+        Point::new(w, h),
+        Point::new(0.0, h),
+    ]
+}
+
+/// Flattens `quad` of `image` into a `width`×`height` image (bilinear; points
+/// outside the source repeat its edge).
+pub fn warp_rgb(image: &RgbImage, quad: &Quad, width: u32, height: u32) -> RgbImage {
+    let mut out = RgbImage::new(width, height);
+    let Some(map) = Homography::from_points(target_corners(width, height), quad.corners) else {
+        return out;
+    };
+    let (sw, sh) = (image.width() as usize, image.height() as usize);
+    let src = image.as_raw();
+    for_each_source_point(&map, width, height, |x, y, sx, sy| {
+        let (x0, y0, fx, fy) = split(sx, sy, sw, sh);
+        let at = |xx: usize, yy: usize, c: usize| f32::from(src[(yy * sw + xx) * 3 + c]);
+        let (x1, y1) = ((x0 + 1).min(sw - 1), (y0 + 1).min(sh - 1));
+        let mut px = [0u8; 3];
+        for (c, value) in px.iter_mut().enumerate() {
+            let top = at(x0, y0, c) * (1.0 - fx) + at(x1, y0, c) * fx;
+            let bottom = at(x0, y1, c) * (1.0 - fx) + at(x1, y1, c) * fx;
+            *value = (top * (1.0 - fy) + bottom * fy + 0.5) as u8;
+        }
+        out.put_pixel(x, y, Rgb(px));
+    });
+    out
+}
+
+/// As [`warp_rgb`] for a grey image.
+pub fn warp_gray(image: &GrayImage, quad: &Quad, width: u32, height: u32) -> GrayImage {
+    let mut out = GrayImage::new(width, height);
+    let Some(map) = Homography::from_points(target_corners(width, height), quad.corners) else {
+        return out;
+    };
+    let (sw, sh) = (image.width() as usize, image.height() as usize);
+    let src = image.as_raw();
+    for_each_source_point(&map, width, height, |x, y, sx, sy| {
+        let (x0, y0, fx, fy) = split(sx, sy, sw, sh);
+        let at = |xx: usize, yy: usize| f32::from(src[yy * sw + xx]);
+        let (x1, y1) = ((x0 + 1).min(sw - 1), (y0 + 1).min(sh - 1));
+        let top = at(x0, y0) * (1.0 - fx) + at(x1, y0) * fx;
+        let bottom = at(x0, y1) * (1.0 - fx) + at(x1, y1) * fx;
+        out.put_pixel(x, y, Luma([(top * (1.0 - fy) + bottom * fy + 0.5) as u8]));
+    });
+    out
+}
+
+/// Clamped integer cell and fractions of a source position.
+fn split(sx: f32, sy: f32, sw: usize, sh: usize) -> (usize, usize, f32, f32) {
+    let sx = sx.clamp(0.0, (sw - 1) as f32);
+    let sy = sy.clamp(0.0, (sh - 1) as f32);
+    let (x0, y0) = (sx.floor(), sy.floor());
+    (x0 as usize, y0 as usize, sx - x0, sy - y0)
+}
+
+/// Calls `f(x, y, source_x, source_y)` for every output pixel centre. The
+/// projective numerators and denominator are linear along a row, so they are
+/// stepped rather than recomputed.
+fn for_each_source_point(
+    map: &Homography,
+    width: u32,
+    height: u32,
+    mut f: impl FnMut(u32, u32, f32, f32),
+) {
+    let h = map.0;
+    for y in 0..height {
+        let v = f64::from(y) + 0.5;
+        let u0 = 0.5;
+        let mut nx = h[0] * u0 + h[1] * v + h[2];
+        let mut ny = h[3] * u0 + h[4] * v + h[5];
+        let mut d = h[6] * u0 + h[7] * v + h[8];
+        for x in 0..width {
+            // Source pixel centres sit at integer + 0.5.
+            f(x, y, (nx / d - 0.5) as f32, (ny / d - 0.5) as f32);
+            nx += h[0];
+            ny += h[3];
+            d += h[6];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn homography_maps_its_control_points() {
+        let from = [
+            Point::new(0.0, 0.0),
+            Point::new(100.0, 0.0),
+            Point::new(100.0, 60.0),
+            Point::new(0.0, 60.0),
+        ];
+        let to = [
+            Point::new(10.0, 20.0),
+            Point::new(300.0, 5.0),
+            Point::new(320.0, 210.0),
+            Point::new(-4.0, 190.0),
+        ];
+        let map = Homography::from_points(from, to).unwrap();
+        for (f, t) in from.iter().zip(&to) {
+            let p = map.apply(*f);
+            assert!(p.distance(*t) < 1e-3, "{p:?} vs {t:?}");
+        }
+        let collinear = [
+            Point::new(0.0, 0.0),
+            Point::new(1.0, 1.0),
+            Point::new(2.0, 2.0),
+            Point::new(0.0, 5.0),
+        ];
+        assert!(Homography::from_points(collinear, to).is_none());
+    }
+
+    #[test]
+    fn warping_the_full_quad_is_identity() {
+        let image = RgbImage::from_fn(64, 40, |x, y| Rgb([(x * 4) as u8, (y * 6) as u8, 7]));
+        let out = warp_rgb(&image, &Quad::full(64, 40), 64, 40);
+        assert_eq!(out, image);
+    }
+
+    #[test]
+    fn turning_a_quad_rotates_the_warped_content() {
+        // Marker in the top-left corner; after a half turn it is read bottom-right.
+        let image = GrayImage::from_fn(80, 50, |x, y| {
+            Luma([if x < 10 && y < 10 { 0 } else { 255 }])
+        });
+        let quad = Quad::full(80, 50);
+        let out = warp_gray(&image, &quad.turned(2), 80, 50);
+        assert!(out.get_pixel(75, 45).0[0] < 50);
+        assert!(out.get_pixel(5, 5).0[0] > 200);
+        // A quarter turn clockwise: the top-left marker goes to the top right.
+        let out = warp_gray(&image, &quad.turned(1), 50, 80);
+        assert!(out.get_pixel(45, 5).0[0] < 50, "{:?}", out.get_pixel(45, 5));
+        assert_eq!(quad.turned(4), quad);
+        assert_eq!(quad.turned(1).turned(3), quad);
+    }
+
+    #[test]
+    fn measures_quads() {
+        let quad = Quad::full(200, 100);
+        assert!((quad.aspect() - 2.0).abs() < 1e-6);
+        assert!((quad.area() - 20_000.0).abs() < 1e-3);
+        assert!((quad.scaled(0.5).area() - 5_000.0).abs() < 1e-3);
+    }
+}

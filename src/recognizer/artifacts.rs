@@ -1,0 +1,50 @@
+//! The exported model folder: `model.safetensors` (fp16), `config.json`, `vocab.json`.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Tensor};
+use candle_nn::VarMap;
+
+use super::config::ModelConfig;
+use super::vocab::Vocab;
+
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+pub const CONFIG_FILE: &str = "config.json";
+pub const VOCAB_FILE: &str = "vocab.json";
+
+/// Writes `path` through a temporary file and a rename, so a reader (or a crash)
+/// never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, bytes)?;
+    fs::rename(&tmp, path)
+}
+
+/// Exports the trained variables as fp16 plus the config and vocabulary.
+pub fn export(
+    varmap: &VarMap,
+    config: &ModelConfig,
+    vocab: &Vocab,
+    dir: &Path,
+) -> anyhow::Result<PathBuf> {
+    fs::create_dir_all(dir)?;
+    let tensors: HashMap<String, Tensor> = varmap
+        .data()
+        .lock()
+        .expect("varmap lock")
+        .iter()
+        .map(|(name, var)| Ok((name.clone(), var.as_tensor().to_dtype(DType::F16)?)))
+        .collect::<candle_core::Result<_>>()?;
+    let weights = dir.join(WEIGHTS_FILE);
+    let tmp = weights.with_extension("tmp");
+    candle_core::safetensors::save(&tensors, &tmp)?;
+    fs::rename(&tmp, &weights)?;
+    write_atomic(
+        &dir.join(CONFIG_FILE),
+        serde_json::to_string_pretty(config)?.as_bytes(),
+    )?;
+    write_atomic(&dir.join(VOCAB_FILE), vocab.to_json().as_bytes())?;
+    Ok(weights)
+}

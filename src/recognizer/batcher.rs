@@ -1,0 +1,546 @@
+//! The dynamic batcher: crops from many concurrent requests are queued, grouped by
+//! width into batches of up to `max_batch_size` (waiting at most `max_wait` for a
+//! batch to fill), read on dedicated inference threads, and answered through
+//! one-shot channels. The queue is bounded: when full, callers get
+//! [`RecognizeError::Overloaded`] at once instead of growing memory.
+//!
+//! Metrics (via the `metrics` crate): `recognizer_batch_size`,
+//! `recognizer_queue_wait_seconds`, `recognizer_inference_seconds` (histograms),
+//! `recognizer_queue_depth` (gauge), `recognizer_overloaded_total` (counter).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+use image::GrayImage;
+
+use super::decode::{DecodeOptions, Reading};
+use super::preprocess::LineInput;
+use super::reader::{RecognizeError, Recognizer};
+
+/// What the batcher runs: the recognizer, or a double in tests.
+pub trait LineReader: Send + Sync + 'static {
+    fn prepare(&self, crop: &GrayImage) -> LineInput;
+    fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError>;
+}
+
+/// The recognizer, decoding greedily (the cheapest; per-character probabilities
+/// included). Use [`RecognizerReader`] for beam search and alternatives.
+impl LineReader for Recognizer {
+    fn prepare(&self, crop: &GrayImage) -> LineInput {
+        Recognizer::prepare(self, crop)
+    }
+
+    fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+        self.recognize_prepared(inputs, DecodeOptions::greedy())
+    }
+}
+
+/// The recognizer with fixed decoding options.
+pub struct RecognizerReader {
+    pub recognizer: Recognizer,
+    pub options: DecodeOptions,
+}
+
+impl LineReader for RecognizerReader {
+    fn prepare(&self, crop: &GrayImage) -> LineInput {
+        self.recognizer.prepare(crop)
+    }
+
+    fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+        self.recognizer.recognize_prepared(inputs, self.options)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BatcherConfig {
+    /// Most crops read in one model call.
+    pub max_batch_size: usize,
+    /// Longest a crop waits for companions before its batch runs anyway.
+    pub max_wait: Duration,
+    /// Most crops queued (not yet in a batch); more are refused as overload.
+    pub queue_capacity: usize,
+    /// Dedicated inference threads.
+    pub threads: usize,
+    /// Crops whose width differs from the oldest queued crop by more than this
+    /// factor wait for a batch of their own, to limit padding.
+    pub width_ratio: f32,
+}
+
+impl Default for BatcherConfig {
+    /// Measured on two CPU cores (benches/recognizer.rs): a batch of 32 costs far
+    /// less than 32 single reads, and 4 ms of waiting is small next to a read, so
+    /// under load batches fill while an idle service adds at most 4 ms.
+    fn default() -> Self {
+        BatcherConfig {
+            max_batch_size: 32,
+            max_wait: Duration::from_millis(4),
+            queue_capacity: 1024,
+            threads: 1,
+            width_ratio: 2.0,
+        }
+    }
+}
+
+/// One queued crop.
+struct Job {
+    input: LineInput,
+    enqueued: Instant,
+    reply: Sender<Result<Reading, RecognizeError>>,
+}
+
+struct Shared {
+    queue: Sender<Job>,
+    /// Crops reserved in the queue; reserving before sending keeps multi-crop
+    /// requests all-or-nothing.
+    queued: Arc<AtomicUsize>,
+    capacity: usize,
+    reader: Arc<dyn LineReader>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Closing the queue stops the dispatcher, which stops the workers.
+        let (dead, _) = bounded(0);
+        self.queue = dead;
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A cheap, cloneable handle to a running batcher. The threads stop when the last
+/// handle is dropped.
+#[derive(Clone)]
+pub struct BatcherHandle {
+    shared: Arc<Shared>,
+}
+
+pub struct Batcher;
+
+impl Batcher {
+    pub fn start(reader: impl LineReader, config: BatcherConfig) -> BatcherHandle {
+        let reader: Arc<dyn LineReader> = Arc::new(reader);
+        let capacity = config.queue_capacity.max(1);
+        let (queue_tx, queue_rx) = bounded::<Job>(capacity);
+        let (batch_tx, batch_rx) = bounded::<Vec<Job>>(0);
+        let (ready_tx, ready_rx) = bounded::<()>(config.threads.max(1));
+        let queued = Arc::new(AtomicUsize::new(0));
+        let mut threads = Vec::new();
+        for i in 0..config.threads.max(1) {
+            let (reader, batch_rx, ready_tx) = (reader.clone(), batch_rx.clone(), ready_tx.clone());
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("recognizer-{i}"))
+                    .spawn(move || worker(reader, batch_rx, ready_tx))
+                    .expect("spawning an inference thread"),
+            );
+        }
+        let dispatcher_queued = queued.clone();
+        threads.push(
+            std::thread::Builder::new()
+                .name("recognizer-batcher".into())
+                .spawn(move || dispatch(queue_rx, ready_rx, batch_tx, dispatcher_queued, config))
+                .expect("spawning the batcher thread"),
+        );
+        BatcherHandle {
+            shared: Arc::new(Shared {
+                queue: queue_tx,
+                queued,
+                capacity,
+                reader,
+                threads,
+            }),
+        }
+    }
+}
+
+impl BatcherHandle {
+    /// Reads `crops`, blocking until every one is answered; readings are in input order.
+    pub fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<Reading>, RecognizeError> {
+        let n = crops.len();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let inputs: Vec<LineInput> = crops
+            .iter()
+            .map(|c| self.shared.reader.prepare(c))
+            .collect();
+        self.reserve(n)?;
+        let mut replies = Vec::with_capacity(n);
+        for input in inputs {
+            let (tx, rx) = bounded(1);
+            let job = Job {
+                input,
+                enqueued: Instant::now(),
+                reply: tx,
+            };
+            if self.shared.queue.send(job).is_err() {
+                return Err(RecognizeError::ShutDown);
+            }
+            replies.push(rx);
+        }
+        metrics::gauge!("recognizer_queue_depth")
+            .set(self.shared.queued.load(Ordering::Relaxed) as f64);
+        replies
+            .into_iter()
+            .map(|rx| rx.recv().unwrap_or(Err(RecognizeError::ShutDown)))
+            .collect()
+    }
+
+    /// Whether a new crop would be accepted right now.
+    pub fn is_ready(&self) -> bool {
+        self.shared.queued.load(Ordering::Acquire) < self.shared.capacity
+    }
+
+    fn reserve(&self, n: usize) -> Result<(), RecognizeError> {
+        let capacity = self.shared.capacity;
+        self.shared
+            .queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| {
+                (q + n <= capacity).then_some(q + n)
+            })
+            .map(|_| ())
+            .map_err(|_| {
+                metrics::counter!("recognizer_overloaded_total").increment(1);
+                RecognizeError::Overloaded
+            })
+    }
+}
+
+fn worker(reader: Arc<dyn LineReader>, batches: Receiver<Vec<Job>>, ready: Sender<()>) {
+    loop {
+        if ready.send(()).is_err() {
+            return;
+        }
+        let Ok(jobs) = batches.recv() else { return };
+        let started = Instant::now();
+        let inputs: Vec<&LineInput> = jobs.iter().map(|j| &j.input).collect();
+        let result = reader.read_batch(&inputs);
+        metrics::histogram!("recognizer_inference_seconds").record(started.elapsed().as_secs_f64());
+        match result {
+            Ok(readings) if readings.len() == jobs.len() => {
+                for (job, reading) in jobs.into_iter().zip(readings) {
+                    let _ = job.reply.send(Ok(reading));
+                }
+            }
+            Ok(readings) => {
+                let e = RecognizeError::Model(format!(
+                    "{} readings for {} crops",
+                    readings.len(),
+                    jobs.len()
+                ));
+                jobs.into_iter()
+                    .for_each(|j| drop(j.reply.send(Err(e.clone()))));
+            }
+            Err(e) => jobs
+                .into_iter()
+                .for_each(|j| drop(j.reply.send(Err(e.clone())))),
+        }
+    }
+}
+
+/// Waits for a free worker, then gathers a batch around the oldest queued crop.
+fn dispatch(
+    queue: Receiver<Job>,
+    ready: Receiver<()>,
+    batches: Sender<Vec<Job>>,
+    queued: Arc<AtomicUsize>,
+    config: BatcherConfig,
+) {
+    let max = config.max_batch_size.max(1);
+    // Crops taken off the queue but not yet batched, oldest first.
+    let mut pending: Vec<Job> = Vec::new();
+    let take = |job: Job, pending: &mut Vec<Job>| {
+        queued.fetch_sub(1, Ordering::AcqRel);
+        pending.push(job);
+    };
+    loop {
+        if ready.recv().is_err() {
+            return;
+        }
+        if pending.is_empty() {
+            match queue.recv() {
+                Ok(job) => take(job, &mut pending),
+                Err(_) => return,
+            }
+        }
+        let deadline = pending[0].enqueued + config.max_wait;
+        let mut closed = false;
+        while pending.len() < max {
+            match queue.try_recv() {
+                Ok(job) => {
+                    take(job, &mut pending);
+                    continue;
+                }
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                    closed = true;
+                    break;
+                }
+                Err(crossbeam_channel::TryRecvError::Empty) => {}
+            }
+            match queue.recv_deadline(deadline) {
+                Ok(job) => take(job, &mut pending),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => {
+                    closed = true;
+                    break;
+                }
+            }
+        }
+        // Drain what else is waiting (bounded) so bucketing has a choice.
+        while pending.len() < 4 * max {
+            match queue.try_recv() {
+                Ok(job) => take(job, &mut pending),
+                Err(_) => break,
+            }
+        }
+        let batch = pick_batch(&mut pending, max, config.width_ratio);
+        let now = Instant::now();
+        for job in &batch {
+            metrics::histogram!("recognizer_queue_wait_seconds")
+                .record((now - job.enqueued).as_secs_f64());
+        }
+        metrics::histogram!("recognizer_batch_size").record(batch.len() as f64);
+        if batches.send(batch).is_err() {
+            return;
+        }
+        if closed && pending.is_empty() {
+            return;
+        }
+    }
+}
+
+/// Removes from `pending` the oldest crop plus up to `max - 1` others closest to
+/// its width (within `width_ratio`), so one batch pads little.
+fn pick_batch(pending: &mut Vec<Job>, max: usize, width_ratio: f32) -> Vec<Job> {
+    let anchor = pending[0].input.width as f32;
+    let mut order: Vec<usize> = (1..pending.len())
+        .filter(|&i| {
+            let w = pending[i].input.width as f32;
+            w <= anchor * width_ratio && w * width_ratio >= anchor
+        })
+        .collect();
+    order.sort_by(|&a, &b| {
+        let da = (pending[a].input.width as f32 - anchor).abs();
+        let db = (pending[b].input.width as f32 - anchor).abs();
+        da.total_cmp(&db).then(a.cmp(&b))
+    });
+    let mut chosen: Vec<usize> = std::iter::once(0)
+        .chain(order.into_iter().take(max - 1))
+        .collect();
+    chosen.sort_unstable();
+    let mut batch = Vec::with_capacity(chosen.len());
+    for &i in chosen.iter().rev() {
+        batch.push(pending.remove(i));
+    }
+    batch.reverse();
+    batch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parking_lot::Mutex;
+    use rand::{Rng, SeedableRng};
+
+    /// Test double: a crop's identity is its width; the reading repeats it.
+    struct Echo {
+        seen: Mutex<Vec<usize>>,
+        batch_sizes: Mutex<Vec<usize>>,
+        /// Each batch waits for a token when set: lets a test hold the worker.
+        gate: Option<Receiver<()>>,
+        started: Option<Sender<()>>,
+        fail: bool,
+    }
+
+    impl Echo {
+        fn new() -> Echo {
+            Echo {
+                seen: Mutex::new(Vec::new()),
+                batch_sizes: Mutex::new(Vec::new()),
+                gate: None,
+                started: None,
+                fail: false,
+            }
+        }
+    }
+
+    fn reading(text: String) -> Reading {
+        Reading {
+            text,
+            char_probs: Vec::new(),
+            confidence: 1.0,
+            alternatives: Vec::new(),
+            ctc_text: String::new(),
+        }
+    }
+
+    impl LineReader for Arc<Echo> {
+        fn prepare(&self, crop: &GrayImage) -> LineInput {
+            LineInput {
+                width: crop.width() as usize,
+                pixels: Vec::new(),
+            }
+        }
+
+        fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+            if let Some(tx) = &self.started {
+                let _ = tx.send(());
+            }
+            if let Some(gate) = &self.gate {
+                let _ = gate.recv();
+            }
+            if self.fail {
+                return Err(RecognizeError::Model("test failure".into()));
+            }
+            self.batch_sizes.lock().push(inputs.len());
+            self.seen.lock().extend(inputs.iter().map(|i| i.width));
+            Ok(inputs
+                .iter()
+                .map(|i| reading(i.width.to_string()))
+                .collect())
+        }
+    }
+
+    fn crops(ids: &[u32]) -> Vec<GrayImage> {
+        ids.iter().map(|&id| GrayImage::new(id, 1)).collect()
+    }
+
+    #[test]
+    fn every_crop_is_answered_exactly_once_and_in_order() {
+        for (threads, max_wait) in [(1, 0), (2, 2), (3, 5)] {
+            let echo = Arc::new(Echo::new());
+            let config = BatcherConfig {
+                max_batch_size: 7,
+                max_wait: Duration::from_millis(max_wait),
+                queue_capacity: 10_000,
+                threads,
+                width_ratio: 1.5,
+            };
+            let handle = Batcher::start(echo.clone(), config);
+            let submitted: Vec<u32> = std::thread::scope(|s| {
+                let workers: Vec<_> = (0..8u32)
+                    .map(|t| {
+                        let handle = handle.clone();
+                        s.spawn(move || {
+                            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(t as u64);
+                            let mut mine = Vec::new();
+                            for r in 0..40u32 {
+                                let n = rng.random_range(0..12u32);
+                                let ids: Vec<u32> =
+                                    (0..n).map(|k| 1 + t * 100_000 + r * 100 + k).collect();
+                                let readings = handle.recognize(crops(&ids)).unwrap();
+                                let texts: Vec<String> =
+                                    readings.into_iter().map(|r| r.text).collect();
+                                assert_eq!(
+                                    texts,
+                                    ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()
+                                );
+                                mine.extend(ids);
+                            }
+                            mine
+                        })
+                    })
+                    .collect();
+                workers
+                    .into_iter()
+                    .flat_map(|w| w.join().unwrap())
+                    .collect()
+            });
+            drop(handle);
+            let mut seen = echo.seen.lock().clone();
+            seen.sort_unstable();
+            let mut expected: Vec<usize> = submitted.iter().map(|&i| i as usize).collect();
+            expected.sort_unstable();
+            assert_eq!(seen, expected, "each crop read exactly once");
+            assert!(
+                echo.batch_sizes
+                    .lock()
+                    .iter()
+                    .all(|&n| (1..=7).contains(&n))
+            );
+        }
+    }
+
+    #[test]
+    fn a_full_queue_refuses_at_once_and_recovers() {
+        let (gate_tx, gate_rx) = bounded::<()>(0);
+        let (started_tx, started_rx) = bounded::<()>(100);
+        let echo = Arc::new(Echo {
+            gate: Some(gate_rx),
+            started: Some(started_tx),
+            ..Echo::new()
+        });
+        let config = BatcherConfig {
+            max_batch_size: 2,
+            max_wait: Duration::ZERO,
+            queue_capacity: 4,
+            threads: 1,
+            width_ratio: 2.0,
+        };
+        let handle = Batcher::start(echo.clone(), config);
+        std::thread::scope(|s| {
+            let h = handle.clone();
+            let first = s.spawn(move || h.recognize(crops(&[1, 2])));
+            started_rx.recv().unwrap(); // the worker now holds the first batch
+            let h = handle.clone();
+            let queued = s.spawn(move || h.recognize(crops(&[3, 4, 5, 6])));
+            while handle.shared.queued.load(Ordering::Acquire) < 4 {
+                std::thread::yield_now();
+            }
+            assert_eq!(
+                handle.recognize(crops(&[7])).unwrap_err(),
+                RecognizeError::Overloaded
+            );
+            assert_eq!(
+                handle.recognize(crops(&[8; 5])).unwrap_err(),
+                RecognizeError::Overloaded
+            );
+            // Release the worker: everything accepted is answered.
+            std::thread::spawn(move || while gate_tx.send(()).is_ok() {});
+            assert_eq!(first.join().unwrap().unwrap().len(), 2);
+            assert_eq!(queued.join().unwrap().unwrap().len(), 4);
+        });
+        assert!(handle.is_ready());
+        assert_eq!(handle.recognize(crops(&[9])).unwrap()[0].text, "9");
+        let mut seen = echo.seen.lock().clone();
+        seen.sort_unstable();
+        assert_eq!(seen, vec![1, 2, 3, 4, 5, 6, 9]);
+    }
+
+    #[test]
+    fn model_failures_reach_every_caller() {
+        let echo = Arc::new(Echo {
+            fail: true,
+            ..Echo::new()
+        });
+        let handle = Batcher::start(echo, BatcherConfig::default());
+        assert!(matches!(
+            handle.recognize(crops(&[1, 2, 3])),
+            Err(RecognizeError::Model(_))
+        ));
+        assert!(handle.recognize(Vec::new()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn batches_group_similar_widths() {
+        let job = |w: usize| Job {
+            input: LineInput {
+                width: w,
+                pixels: Vec::new(),
+            },
+            enqueued: Instant::now(),
+            reply: bounded(1).0,
+        };
+        let mut pending: Vec<Job> = [100, 400, 110, 90, 800, 105].into_iter().map(job).collect();
+        let batch = pick_batch(&mut pending, 3, 2.0);
+        let widths: Vec<usize> = batch.iter().map(|j| j.input.width).collect();
+        assert_eq!(widths, vec![100, 110, 105]);
+        let rest: Vec<usize> = pending.iter().map(|j| j.input.width).collect();
+        assert_eq!(rest, vec![400, 90, 800]);
+    }
+}

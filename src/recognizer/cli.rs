@@ -1,0 +1,253 @@
+//! `hawiya train` and `hawiya eval lines`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use image::GrayImage;
+
+use super::config::ModelConfig;
+use super::decode::DecodeOptions;
+use super::eval::evaluate;
+use super::reader::{ModelSource, Recognizer};
+use super::train::{LineSource, TrainOptions, train};
+use super::vocab::Vocab;
+use crate::synth::LineGenerator;
+
+impl LineSource for LineGenerator {
+    fn line(&self, index: u64) -> (GrayImage, String) {
+        let sample = self.sample(index);
+        (sample.image, sample.text)
+    }
+}
+
+/// Train the line recognizer from scratch on generated crops (resumes from the
+/// checkpoint folder when one is there).
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// Folder for the exported model (weights, config.json, vocab.json).
+    #[arg(long, default_value = "models/recognizer")]
+    pub out: PathBuf,
+    /// Folder for resumable checkpoints (keep it out of git).
+    #[arg(long, default_value = "runs/recognizer")]
+    pub checkpoints: PathBuf,
+    /// Generator seed for training crops (evaluate on a different one).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Upper bound on optimizer steps.
+    #[arg(long, default_value_t = 200_000)]
+    pub steps: usize,
+    /// Wall-clock budget in minutes; the learning rate decays to its floor by then.
+    #[arg(long, default_value_t = 140.0)]
+    pub minutes: f64,
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    #[arg(long, default_value_t = 8e-4)]
+    pub lr: f64,
+    #[arg(long, default_value_t = 300)]
+    pub warmup: usize,
+    /// Weight of the auxiliary CTC loss.
+    #[arg(long, default_value_t = 0.3)]
+    pub ctc_weight: f64,
+    /// Share of crops that get the trainer's extra degradations.
+    #[arg(long, default_value_t = 0.5)]
+    pub augment: f64,
+    /// Export the model every this many minutes, so a usable one always exists.
+    #[arg(long, default_value_t = 10.0)]
+    pub export_minutes: f64,
+    #[arg(long, default_value_t = 5.0)]
+    pub checkpoint_minutes: f64,
+    #[arg(long, default_value_t = 50)]
+    pub log_every: usize,
+}
+
+pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
+    let vocab = Vocab::default_arabic_latin();
+    let config = ModelConfig::small(vocab.len());
+    let source: Arc<dyn LineSource> = Arc::new(LineGenerator::new(args.seed)?);
+    let minutes = |m: f64| Duration::from_secs_f64(m * 60.0);
+    let opts = TrainOptions {
+        out_dir: args.out,
+        checkpoint_dir: args.checkpoints,
+        steps: args.steps,
+        batch_size: args.batch_size,
+        learning_rate: args.lr,
+        warmup_steps: args.warmup,
+        time_limit: minutes(args.minutes),
+        ctc_weight: args.ctc_weight,
+        augment_probability: args.augment,
+        seed: args.seed,
+        log_every: args.log_every,
+        checkpoint_every: minutes(args.checkpoint_minutes),
+        export_every: minutes(args.export_minutes),
+    };
+    println!("{}", serde_json::to_string(&config)?);
+    train(source, config, vocab, opts)
+}
+
+/// Measure accuracy.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    #[command(subcommand)]
+    pub what: EvalCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum EvalCommand {
+    /// Per-category CER and exact-line rate of the recognizer on labelled crops
+    /// (`hawiya synth --lines` output; use a seed never used in training).
+    Lines(EvalLinesArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EvalLinesArgs {
+    /// Folder with labels.jsonl and the crops it names.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Model folder, or a hub repository id (`hf:owner/name`) already in the local cache.
+    #[arg(long, default_value = "models/recognizer")]
+    pub model: ModelSource,
+    /// Beam width; 1 decodes greedily.
+    #[arg(long, default_value_t = 1)]
+    pub beam: usize,
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// Print one JSON object: per category `cer`, `exact`, `count`.
+    #[arg(long)]
+    pub json: bool,
+    /// Also print every wrong line (truth, then reading).
+    #[arg(long)]
+    pub errors: bool,
+    /// Score the auxiliary CTC head's readings instead of the decoder's.
+    #[arg(long)]
+    pub ctc: bool,
+}
+
+pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
+    match args.what {
+        EvalCommand::Lines(args) => run_eval_lines(args),
+    }
+}
+
+fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
+    let recognizer = Recognizer::load(&args.model)?;
+    let started = std::time::Instant::now();
+    let (mut report, mut pairs) = evaluate(
+        &recognizer,
+        &args.dir,
+        DecodeOptions::beam(args.beam),
+        args.batch_size,
+    )?;
+    if args.ctc {
+        report = super::eval::Report::default();
+        for (label, reading) in &mut pairs {
+            reading.text = std::mem::take(&mut reading.ctc_text);
+            report.add(label.category, &label.text, &reading.text);
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if args.errors {
+        for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.text) {
+            eprintln!(
+                "{:?} {}\n    truth: {}\n    read:  {}",
+                label.category, label.file, label.text, reading.text
+            );
+        }
+    }
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.table());
+        println!(
+            "{} crops in {seconds:.1} s ({:.0} crops/s, batch {}, beam {})",
+            pairs.len(),
+            pairs.len() as f64 / seconds,
+            args.batch_size,
+            args.beam
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognizer::preprocess::prepare;
+
+    /// Every generated transcript fits the vocabulary and the decoder length:
+    /// `cargo test --release --lib generated_lines_fit -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn generated_lines_fit_the_model() {
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = ModelConfig::small(vocab.len());
+        let generator = LineGenerator::new(99).unwrap();
+        let mut widths = Vec::new();
+        let mut oov = std::collections::BTreeMap::new();
+        let mut too_long = 0;
+        let started = std::time::Instant::now();
+        let n = 3000;
+        for i in 0..n {
+            let s = generator.sample(i);
+            for c in s.text.chars().filter(|&c| !vocab.contains(c)) {
+                *oov.entry(c).or_insert(0) += 1;
+            }
+            if s.text.chars().count() + 1 > cfg.max_len {
+                too_long += 1;
+            }
+            widths.push((
+                prepare(&s.image, &cfg).width,
+                s.text.chars().count(),
+                s.image.height(),
+            ));
+        }
+        println!("{n} samples in {:?}", started.elapsed());
+        widths.sort();
+        for q in [0.1, 0.5, 0.9, 0.99] {
+            println!("width p{q}: {:?}", widths[(q * n as f64) as usize]);
+        }
+        let squeezed = widths.iter().filter(|w| w.0 == cfg.max_width).count();
+        let ratio = widths
+            .iter()
+            .map(|w| w.0 as f64 / cfg.patch_width as f64 / w.1.max(1) as f64)
+            .fold(f64::MAX, f64::min);
+        println!(
+            "squeezed: {squeezed}, min tokens per char: {ratio:.2}, too long: {too_long}, oov: {oov:?}"
+        );
+        assert!(oov.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod dump {
+    use super::*;
+    use crate::recognizer::augment::Augment;
+    use rand::SeedableRng;
+
+    /// Writes generated + augmented training crops to $DUMP_DIR for eyeballing:
+    /// `DUMP_DIR=/tmp/aug cargo test --lib dump_training_crops -- --ignored`.
+    #[test]
+    #[ignore]
+    fn dump_training_crops() {
+        let dir = PathBuf::from(std::env::var("DUMP_DIR").unwrap_or("/tmp/aug".into()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let generator = LineGenerator::new(1).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = ModelConfig::small(vocab.len());
+        for i in 0..24u64 {
+            let (crop, text) = generator.line(i);
+            let aug = Augment::default().apply(&crop, &mut rng);
+            crop.save(dir.join(format!("{i:02}-raw.png"))).unwrap();
+            aug.save(dir.join(format!("{i:02}-aug.png"))).unwrap();
+            let input = crate::recognizer::preprocess::prepare(&aug, &cfg);
+            let img = GrayImage::from_fn(input.width as u32, cfg.height as u32, |x, y| {
+                image::Luma([
+                    255 - (input.pixels[y as usize * input.width + x as usize] * 255.0) as u8
+                ])
+            });
+            img.save(dir.join(format!("{i:02}-model.png"))).unwrap();
+            println!("{i:02} {text}");
+        }
+    }
+}

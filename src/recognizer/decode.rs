@@ -1,0 +1,691 @@
+//! Batched greedy and beam-search decoding with the decoder's key-value cache.
+//! Every reading carries per-character probabilities and, from beam search, the
+//! runner-up transcripts (the national-ID check digit picks among them).
+
+use candle_core::{D, Tensor};
+use serde::Serialize;
+
+use super::ctc;
+use super::model::LineModel;
+use super::preprocess::ImageBatch;
+use super::vocab::{BOS, EOS, PAD, UNK, Vocab};
+
+/// How to decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// 1 decodes greedily; more keeps that many hypotheses per crop.
+    pub beam_width: usize,
+    /// How many runner-up transcripts to return (at most `beam_width - 1`, plus
+    /// the CTC reading when rescoring adds it).
+    pub alternatives: usize,
+    /// Joint CTC/attention rescoring: the CTC head's reading joins the decoder's
+    /// hypotheses and all are ranked by the mean of both models' log-probabilities.
+    /// Catches the decoder's typical failures (repeats, early stops).
+    pub rescore_with_ctc: bool,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            beam_width: 1,
+            alternatives: 0,
+            rescore_with_ctc: true,
+        }
+    }
+}
+
+impl DecodeOptions {
+    pub fn greedy() -> DecodeOptions {
+        DecodeOptions::default()
+    }
+
+    pub fn beam(width: usize) -> DecodeOptions {
+        DecodeOptions {
+            beam_width: width.max(1),
+            alternatives: width.max(1) - 1,
+            rescore_with_ctc: true,
+        }
+    }
+}
+
+/// One transcript hypothesis.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hypothesis {
+    pub text: String,
+    /// Probability of each character of `text`, in order.
+    pub char_probs: Vec<f32>,
+    /// Natural log of the probability of the whole transcript, end token included:
+    /// the decoder's, or with CTC rescoring the mean of the decoder's and the CTC
+    /// head's.
+    pub log_prob: f32,
+}
+
+/// What the recognizer read on one crop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reading {
+    /// Transcript in logical (storage) order.
+    pub text: String,
+    /// Probability of each character of `text`.
+    pub char_probs: Vec<f32>,
+    /// Probability that the whole transcript is right, in 0..=1.
+    pub confidence: f32,
+    /// Runner-up transcripts from beam search, most likely first.
+    pub alternatives: Vec<Hypothesis>,
+    /// The CTC head's reading of the same crop: an independent second opinion.
+    pub ctc_text: String,
+}
+
+impl Reading {
+    /// Every transcript with its probability, best first: the reading itself, then
+    /// the beam alternatives.
+    pub fn candidates(&self) -> Vec<(String, f32)> {
+        std::iter::once((self.text.clone(), self.confidence))
+            .chain(
+                self.alternatives
+                    .iter()
+                    .map(|h| (h.text.clone(), h.log_prob.exp())),
+            )
+            .collect()
+    }
+
+    fn new(best: Hypothesis, alternatives: Vec<Hypothesis>, ctc_text: String) -> Reading {
+        Reading {
+            confidence: best.log_prob.exp(),
+            text: best.text,
+            char_probs: best.char_probs,
+            alternatives,
+            ctc_text,
+        }
+    }
+}
+
+/// A hypothesis under construction.
+#[derive(Debug, Clone)]
+struct Partial {
+    tokens: Vec<u32>,
+    probs: Vec<f32>,
+    log_prob: f32,
+}
+
+impl Partial {
+    fn finish(self, vocab: &Vocab) -> Hypothesis {
+        Hypothesis {
+            text: vocab.decode(&self.tokens),
+            char_probs: self.probs,
+            log_prob: self.log_prob,
+        }
+    }
+}
+
+/// Reads every crop of `batch`.
+pub fn decode(
+    model: &LineModel,
+    vocab: &Vocab,
+    batch: &ImageBatch,
+    options: DecodeOptions,
+) -> candle_core::Result<Vec<Reading>> {
+    let memory = model.encode(batch)?;
+    let ctc = ctc_readings(model, batch, &memory)?;
+    let mut hyps = if options.beam_width <= 1 {
+        greedy(model, batch, &memory)?
+            .into_iter()
+            .map(|p| vec![p])
+            .collect()
+    } else {
+        beam(model, batch, &memory, options.beam_width)?
+    };
+    let mut extra = 0;
+    if options.rescore_with_ctc {
+        rescore(model, batch, &memory, &ctc, &mut hyps)?;
+        extra = 1;
+    }
+    Ok(hyps
+        .into_iter()
+        .zip(ctc)
+        .map(|(mut ranked, (ctc_tokens, _))| {
+            let alternatives = ranked
+                .drain(1..)
+                .take(options.alternatives + extra)
+                .map(|p| p.finish(vocab))
+                .collect();
+            let best = ranked
+                .pop()
+                .expect("every crop has a hypothesis")
+                .finish(vocab);
+            Reading::new(best, alternatives, vocab.decode(&ctc_tokens))
+        })
+        .collect())
+}
+
+/// Per crop: the CTC best-path tokens and the frame log-probabilities (frames x vocab).
+type CtcOutput = (Vec<u32>, Vec<f32>);
+
+fn ctc_readings(
+    model: &LineModel,
+    batch: &ImageBatch,
+    memory: &Tensor,
+) -> candle_core::Result<Vec<CtcOutput>> {
+    let logp =
+        candle_nn::ops::log_softmax(&model.ctc_logits(memory)?, D::Minus1)?.to_vec3::<f32>()?;
+    let v = model.config.vocab_size;
+    Ok(logp
+        .iter()
+        .zip(&batch.token_lengths)
+        .map(|(rows, &frames)| {
+            let flat: Vec<f32> = rows[..frames].iter().flatten().copied().collect();
+            // Specials are never CTC targets; drop any an undertrained head emits.
+            let tokens = ctc::greedy(&flat, frames, v)
+                .0
+                .into_iter()
+                .filter(|&t| t > UNK)
+                .collect();
+            (tokens, flat)
+        })
+        .collect())
+}
+
+/// Joint CTC/attention rescoring (Watanabe et al., 2017): adds the CTC reading to
+/// each crop's hypotheses (scored by the decoder, teacher-forced), then ranks every
+/// hypothesis by the mean of its decoder and CTC log-probabilities. A hypothesis
+/// the CTC head cannot align keeps its decoder score.
+fn rescore(
+    model: &LineModel,
+    batch: &ImageBatch,
+    memory: &Tensor,
+    ctc: &[CtcOutput],
+    hyps: &mut [Vec<Partial>],
+) -> candle_core::Result<()> {
+    let v = model.config.vocab_size;
+    let max_chars = model.config.max_len - 1;
+    // Crops whose CTC reading is not among the decoder's hypotheses.
+    let missing: Vec<usize> = (0..hyps.len())
+        .filter(|&i| {
+            let tokens = &ctc[i].0;
+            tokens.len() <= max_chars && !hyps[i].iter().any(|p| &p.tokens == tokens)
+        })
+        .collect();
+    if !missing.is_empty() {
+        let device = memory.device();
+        let rows = Tensor::new(
+            missing
+                .iter()
+                .map(|&i| i as u32)
+                .collect::<Vec<_>>()
+                .as_slice(),
+            device,
+        )?;
+        let mem = memory.index_select(&rows, 0)?;
+        let mask = batch.key_mask.index_select(&rows, 0)?;
+        let l = missing
+            .iter()
+            .map(|&i| ctc[i].0.len() + 1)
+            .max()
+            .unwrap_or(1);
+        let mut input = vec![PAD; missing.len() * l];
+        for (r, &i) in missing.iter().enumerate() {
+            input[r * l] = BOS;
+            input[r * l + 1..r * l + 1 + ctc[i].0.len()].copy_from_slice(&ctc[i].0);
+        }
+        let input = Tensor::from_vec(input, (missing.len(), l), device)?;
+        let logits = model.decoder.forward(&input, &mem, &mask, model.kernels)?;
+        let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec3::<f32>()?;
+        for (r, &i) in missing.iter().enumerate() {
+            let tokens = ctc[i].0.clone();
+            let probs: Vec<f32> = tokens
+                .iter()
+                .enumerate()
+                .map(|(t, &k)| logp[r][t][k as usize].exp())
+                .collect();
+            let log_prob = tokens
+                .iter()
+                .enumerate()
+                .map(|(t, &k)| logp[r][t][k as usize])
+                .sum::<f32>()
+                + logp[r][tokens.len()][EOS as usize];
+            hyps[i].push(Partial {
+                tokens,
+                probs,
+                log_prob,
+            });
+        }
+    }
+    for (i, ranked) in hyps.iter_mut().enumerate() {
+        let frames = batch.token_lengths[i];
+        for p in ranked.iter_mut() {
+            if let Some((nll, _)) = ctc::loss_and_grad(&ctc[i].1, frames, v, &p.tokens) {
+                p.log_prob = 0.5 * (p.log_prob - nll as f32);
+            }
+        }
+        ranked.sort_by(|a, b| b.log_prob.total_cmp(&a.log_prob));
+    }
+    Ok(())
+}
+
+/// Batched greedy decoding; finished crops leave the batch so the rest run faster.
+fn greedy(
+    model: &LineModel,
+    batch: &ImageBatch,
+    memory: &Tensor,
+) -> candle_core::Result<Vec<Partial>> {
+    let b = batch.token_lengths.len();
+    let device = memory.device();
+    let mut cache = model
+        .decoder
+        .start(memory, &batch.key_mask, model.kernels)?;
+    let mut partials = vec![
+        Partial {
+            tokens: Vec::new(),
+            probs: Vec::new(),
+            log_prob: 0.0
+        };
+        b
+    ];
+    // Row r of the running batch decodes crop active[r].
+    let mut active: Vec<usize> = (0..b).collect();
+    let mut last = vec![BOS; b];
+    for position in 0..model.decoder.max_len() {
+        let logits = model.decoder.step(
+            &Tensor::new(last.as_slice(), device)?,
+            &mut cache,
+            model.kernels,
+        )?;
+        let logp = character_log_probs(&logits)?;
+        let forced_end = position + 1 == model.decoder.max_len();
+        let mut keep = Vec::with_capacity(active.len());
+        let mut next = Vec::with_capacity(active.len());
+        for (row, &item) in active.iter().enumerate() {
+            let (token, lp) = if forced_end {
+                (EOS, logp[row][EOS as usize])
+            } else {
+                argmax(&logp[row])
+            };
+            let p = &mut partials[item];
+            p.log_prob += lp;
+            if token == EOS {
+                continue;
+            }
+            p.tokens.push(token);
+            p.probs.push(lp.exp());
+            keep.push(row as u32);
+            next.push(token);
+        }
+        if keep.is_empty() {
+            break;
+        }
+        if keep.len() < active.len() {
+            cache.select_rows(&Tensor::new(keep.as_slice(), device)?)?;
+            active = keep.iter().map(|&r| active[r as usize]).collect();
+        }
+        last = next;
+    }
+    Ok(partials)
+}
+
+/// Log-probabilities [B, vocab] with the specials the decoder must never emit
+/// (padding, start, unknown) ruled out; EOS stays.
+fn character_log_probs(logits: &Tensor) -> candle_core::Result<Vec<Vec<f32>>> {
+    let mut logp = candle_nn::ops::log_softmax(logits, D::Minus1)?.to_vec2::<f32>()?;
+    for row in &mut logp {
+        for id in [PAD, BOS, UNK] {
+            row[id as usize] = f32::NEG_INFINITY;
+        }
+    }
+    Ok(logp)
+}
+
+fn argmax(row: &[f32]) -> (u32, f32) {
+    row.iter()
+        .enumerate()
+        .fold((0u32, f32::NEG_INFINITY), |acc, (i, &l)| {
+            if l > acc.1 { (i as u32, l) } else { acc }
+        })
+}
+
+/// Indices of the `k` largest values of `row`, largest first.
+fn top_k(row: &[f32], k: usize) -> Vec<(u32, f32)> {
+    let mut best: Vec<(u32, f32)> = Vec::with_capacity(k + 1);
+    for (i, &l) in row.iter().enumerate() {
+        if best.len() < k || l > best[best.len() - 1].1 {
+            let at = best.partition_point(|&(_, b)| b >= l);
+            best.insert(at, (i as u32, l));
+            best.truncate(k);
+        }
+    }
+    best
+}
+
+/// Batched beam search: every crop keeps `width` hypotheses; all live hypotheses
+/// of all crops run as one decoder batch. Returns per crop its finished
+/// hypotheses, most likely first.
+fn beam(
+    model: &LineModel,
+    batch: &ImageBatch,
+    memory: &Tensor,
+    width: usize,
+) -> candle_core::Result<Vec<Vec<Partial>>> {
+    let b = batch.token_lengths.len();
+    let device = memory.device();
+    let mut cache = model
+        .decoder
+        .start(memory, &batch.key_mask, model.kernels)?;
+    let mut finished: Vec<Vec<Partial>> = vec![Vec::new(); b];
+    // Live hypotheses: (crop, partial), grouped by crop; row r of the cache is live[r].
+    let mut live: Vec<(usize, Partial)> = (0..b)
+        .map(|i| {
+            (
+                i,
+                Partial {
+                    tokens: Vec::new(),
+                    probs: Vec::new(),
+                    log_prob: 0.0,
+                },
+            )
+        })
+        .collect();
+    let mut last = vec![BOS; b];
+    for position in 0..model.decoder.max_len() {
+        let logits = model.decoder.step(
+            &Tensor::new(last.as_slice(), device)?,
+            &mut cache,
+            model.kernels,
+        )?;
+        let logp = character_log_probs(&logits)?;
+        let forced_end = position + 1 == model.decoder.max_len();
+        let mut next_live: Vec<(usize, Partial)> = Vec::new();
+        let mut rows: Vec<u32> = Vec::new();
+        let mut start = 0;
+        while start < live.len() {
+            let item = live[start].0;
+            let end = start + live[start..].iter().take_while(|(i, _)| *i == item).count();
+            // Candidate extensions of this crop's hypotheses: (score, row, token, lp).
+            let mut candidates: Vec<(f32, usize, u32, f32)> = Vec::new();
+            for (row, (_, p)) in live.iter().enumerate().take(end).skip(start) {
+                let options = if forced_end {
+                    vec![(EOS, logp[row][EOS as usize])]
+                } else {
+                    top_k(&logp[row], width)
+                };
+                candidates.extend(
+                    options
+                        .into_iter()
+                        .map(|(t, lp)| (p.log_prob + lp, row, t, lp)),
+                );
+            }
+            candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+            for (score, row, token, lp) in candidates.into_iter().take(width) {
+                let mut p = live[row].1.clone();
+                p.log_prob = score;
+                if token == EOS {
+                    finished[item].push(p);
+                } else {
+                    p.tokens.push(token);
+                    p.probs.push(lp.exp());
+                    next_live.push((item, p));
+                    rows.push(row as u32);
+                }
+            }
+            // Scores only fall, so once `width` finished hypotheses beat every live
+            // one this crop is done.
+            finished[item].sort_by(|a, b| b.log_prob.total_cmp(&a.log_prob));
+            if finished[item].len() >= width {
+                let bar = finished[item][width - 1].log_prob;
+                let n = next_live.len();
+                let first_of_item = next_live.iter().position(|(i, _)| *i == item).unwrap_or(n);
+                if next_live[first_of_item..]
+                    .iter()
+                    .all(|(_, p)| p.log_prob <= bar)
+                {
+                    next_live.truncate(first_of_item);
+                    rows.truncate(first_of_item);
+                }
+            }
+            start = end;
+        }
+        if next_live.is_empty() {
+            break;
+        }
+        cache.select_rows(&Tensor::new(rows.as_slice(), device)?)?;
+        last = next_live
+            .iter()
+            .map(|(_, p)| *p.tokens.last().expect("live hypotheses have a token"))
+            .collect();
+        live = next_live;
+    }
+    for f in &mut finished {
+        f.sort_by(|a, b| b.log_prob.total_cmp(&a.log_prob));
+        f.truncate(width);
+    }
+    Ok(finished)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognizer::model::Kernels;
+    use crate::recognizer::preprocess::{LineInput, prepare};
+    use crate::recognizer::train::tests::{bar_crop, tiny_config};
+    use candle_core::{DType, Device};
+    use candle_nn::{VarBuilder, VarMap};
+
+    fn models() -> (LineModel, LineModel, Vocab) {
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = tiny_config(&vocab);
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        let slow = LineModel::new(&cfg, vb.clone(), Kernels::Differentiable).unwrap();
+        let fused = LineModel::new(&cfg, vb, Kernels::Fused).unwrap();
+        (slow, fused, vocab)
+    }
+
+    fn inputs(model: &LineModel) -> Vec<LineInput> {
+        ["٣٠١١", "AB12", "مصر الجديدة", "P<EGY"]
+            .iter()
+            .map(|t| prepare(&bar_crop(t), &model.config))
+            .collect()
+    }
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .max(0)
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+    }
+
+    #[test]
+    fn fused_and_differentiable_kernels_agree() {
+        let (slow, fused, _) = models();
+        let inputs = inputs(&slow);
+        let batch = ImageBatch::new(
+            &inputs.iter().collect::<Vec<_>>(),
+            &slow.config,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let (m_slow, m_fused) = (slow.encode(&batch).unwrap(), fused.encode(&batch).unwrap());
+        assert!(max_diff(&m_slow, &m_fused) < 1e-4);
+        let tokens = Tensor::new(
+            &[
+                [BOS, 5, 6, 7],
+                [BOS, 9, 9, 9],
+                [BOS, 40, 41, 42],
+                [BOS, 3, 4, 5],
+            ],
+            &Device::Cpu,
+        )
+        .unwrap();
+        let l_slow = slow.decoder_logits(&tokens, &m_slow, &batch).unwrap();
+        let l_fused = fused.decoder_logits(&tokens, &m_fused, &batch).unwrap();
+        assert!(max_diff(&l_slow, &l_fused) < 1e-3);
+    }
+
+    #[test]
+    fn cached_greedy_decoding_matches_the_full_forward_pass() {
+        let (_, model, _) = models();
+        let inputs = inputs(&model);
+        let batch = ImageBatch::new(
+            &inputs.iter().collect::<Vec<_>>(),
+            &model.config,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let memory = model.encode(&batch).unwrap();
+        let partials = greedy(&model, &batch, &memory).unwrap();
+        for (i, p) in partials.iter().enumerate() {
+            // Re-score the decoded tokens teacher-forced on this crop alone.
+            let one = ImageBatch::new(&[&inputs[i]], &model.config, &Device::Cpu).unwrap();
+            let mem = model.encode(&one).unwrap();
+            let mut input = vec![BOS];
+            input.extend(&p.tokens);
+            input.truncate(model.config.max_len);
+            let n = input.len();
+            let logits = model
+                .decoder_logits(
+                    &Tensor::new(input.as_slice(), &Device::Cpu)
+                        .unwrap()
+                        .unsqueeze(0)
+                        .unwrap(),
+                    &mem,
+                    &one,
+                )
+                .unwrap();
+            let logp = character_log_probs(&logits.squeeze(0).unwrap()).unwrap();
+            for (t, &token) in p.tokens.iter().enumerate() {
+                assert_eq!(argmax(&logp[t]).0, token, "crop {i} position {t}");
+                assert!((logp[t][token as usize].exp() - p.probs[t]).abs() < 1e-3);
+            }
+            let mut total: f32 = p
+                .tokens
+                .iter()
+                .enumerate()
+                .map(|(t, &k)| logp[t][k as usize])
+                .sum();
+            if p.tokens.len() < n {
+                total += logp[p.tokens.len()][EOS as usize];
+            }
+            assert!(
+                (total - p.log_prob).abs() < 1e-2,
+                "{total} vs {}",
+                p.log_prob
+            );
+        }
+    }
+
+    #[test]
+    fn readings_do_not_depend_on_batch_companions() {
+        let (_, model, vocab) = models();
+        let inputs = inputs(&model);
+        let all = decode(
+            &model,
+            &vocab,
+            &ImageBatch::new(
+                &inputs.iter().collect::<Vec<_>>(),
+                &model.config,
+                &Device::Cpu,
+            )
+            .unwrap(),
+            DecodeOptions::beam(3),
+        )
+        .unwrap();
+        for (i, input) in inputs.iter().enumerate() {
+            let alone = decode(
+                &model,
+                &vocab,
+                &ImageBatch::new(&[input], &model.config, &Device::Cpu).unwrap(),
+                DecodeOptions::beam(3),
+            )
+            .unwrap();
+            assert_eq!(alone[0].text, all[i].text);
+            assert_eq!(alone[0].ctc_text, all[i].ctc_text);
+            assert!((alone[0].confidence - all[i].confidence).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn beam_search_ranks_distinct_alternatives_and_width_one_is_greedy() {
+        let (_, model, vocab) = models();
+        let inputs = inputs(&model);
+        let batch = ImageBatch::new(
+            &inputs.iter().collect::<Vec<_>>(),
+            &model.config,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let plain = |o: DecodeOptions| DecodeOptions {
+            rescore_with_ctc: false,
+            ..o
+        };
+        let greedy = decode(&model, &vocab, &batch, plain(DecodeOptions::greedy())).unwrap();
+        let beam = decode(&model, &vocab, &batch, plain(DecodeOptions::beam(4))).unwrap();
+        let width_one = decode(&model, &vocab, &batch, plain(DecodeOptions::beam(1))).unwrap();
+        assert_eq!(greedy, width_one);
+        for b in &beam {
+            assert_eq!(b.char_probs.len(), b.text.chars().count());
+            assert!(b.alternatives.len() <= 3);
+            // exp() of a random model's scores can underflow to 0.
+            let mut last = if b.confidence > 0.0 {
+                b.confidence.ln()
+            } else {
+                f32::INFINITY
+            };
+            for alt in &b.alternatives {
+                assert!(alt.log_prob <= last + 1e-5);
+                assert_ne!(alt.text, b.text);
+                last = alt.log_prob;
+            }
+        }
+    }
+
+    #[test]
+    fn ctc_rescoring_ranks_decoder_and_ctc_readings_together() {
+        let (_, model, vocab) = models();
+        let inputs = inputs(&model);
+        let batch = ImageBatch::new(
+            &inputs.iter().collect::<Vec<_>>(),
+            &model.config,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let plain = decode(
+            &model,
+            &vocab,
+            &batch,
+            DecodeOptions {
+                rescore_with_ctc: false,
+                ..DecodeOptions::beam(3)
+            },
+        )
+        .unwrap();
+        let joint = decode(&model, &vocab, &batch, DecodeOptions::beam(3)).unwrap();
+        for (p, j) in plain.iter().zip(&joint) {
+            let mut pool: Vec<&str> = p.alternatives.iter().map(|h| h.text.as_str()).collect();
+            pool.extend([p.text.as_str(), p.ctc_text.as_str()]);
+            assert!(
+                pool.contains(&j.text.as_str()),
+                "{} not among {pool:?}",
+                j.text
+            );
+            assert_eq!(j.char_probs.len(), j.text.chars().count());
+            let mut last = if j.confidence > 0.0 {
+                j.confidence.ln()
+            } else {
+                f32::INFINITY
+            };
+            for alt in &j.alternatives {
+                assert!(alt.log_prob <= last + 1e-5);
+                last = alt.log_prob;
+            }
+        }
+    }
+
+    #[test]
+    fn top_k_is_sorted_and_bounded() {
+        assert_eq!(top_k(&[0.1, 0.5, -1.0, 0.3], 2), vec![(1, 0.5), (3, 0.3)]);
+        assert_eq!(top_k(&[0.1], 3), vec![(0, 0.1)]);
+    }
+}

@@ -1,0 +1,174 @@
+//! Turning grey line crops into the model's input: fixed height, variable width,
+//! ink high and background zero, padded into batches with an attention mask.
+
+use candle_core::{Device, Result, Tensor};
+use image::GrayImage;
+use image::imageops::{self, FilterType};
+
+use super::config::ModelConfig;
+use super::model::layers::NEG_INF;
+
+/// One crop scaled to the model's height: `width` columns of `height` values in
+/// 0..=1, row-major, ink high.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineInput {
+    pub width: usize,
+    pub pixels: Vec<f32>,
+}
+
+impl LineInput {
+    /// Encoder tokens this crop occupies.
+    pub fn tokens(&self, cfg: &ModelConfig) -> usize {
+        self.width / cfg.patch_width
+    }
+}
+
+/// Scales `crop` to the configured height (keeping its aspect ratio, squeezing
+/// crops wider than `max_width`), stretches its contrast and inverts it so ink is 1.
+///
+/// Contrast is stretched between robust dark and light levels so photos with a grey
+/// background or faded print look like scans to the model.
+pub fn prepare(crop: &GrayImage, cfg: &ModelConfig) -> LineInput {
+    let (w, h) = crop.dimensions();
+    let pw = cfg.patch_width;
+    let height = cfg.height;
+    let scaled_w = if h == 0 {
+        0
+    } else {
+        (w as f64 * height as f64 / h as f64).round() as usize
+    };
+    // At least two tokens so even a one-character crop has context; a multiple of the
+    // patch width so the patch unfold is exact.
+    let width = scaled_w.clamp(2 * pw, cfg.max_width).div_ceil(pw) * pw;
+    if w == 0 || h == 0 {
+        return LineInput {
+            width,
+            pixels: vec![0.0; width * height],
+        };
+    }
+    let resized = imageops::resize(crop, width as u32, height as u32, FilterType::Triangle);
+    let (dark, light) = levels(&resized);
+    let span = (light - dark).max(1.0);
+    let pixels = resized
+        .as_raw()
+        .iter()
+        .map(|&p| ((light - p as f32) / span).clamp(0.0, 1.0))
+        .collect();
+    LineInput { width, pixels }
+}
+
+/// The 2nd and 90th percentile grey levels: ink is a minority of a line crop, so the
+/// 90th percentile is background and the 2nd the darkest ink.
+fn levels(img: &GrayImage) -> (f32, f32) {
+    let mut hist = [0usize; 256];
+    for &p in img.as_raw() {
+        hist[p as usize] += 1;
+    }
+    let n = img.as_raw().len();
+    let pct = |q: f64| {
+        let target = (q * n as f64).ceil() as usize;
+        let mut acc = 0;
+        for (v, &c) in hist.iter().enumerate() {
+            acc += c;
+            if acc >= target.max(1) {
+                return v as f32;
+            }
+        }
+        255.0
+    };
+    let (dark, light) = (pct(0.02), pct(0.90));
+    if light - dark < 24.0 {
+        // Blank or nearly blank crop: do not amplify noise into strokes.
+        (0.0, 255.0)
+    } else {
+        (dark, light)
+    }
+}
+
+/// A batch of prepared crops, padded on the right to the widest one.
+#[derive(Debug, Clone)]
+pub struct ImageBatch {
+    /// [B, height, width]
+    pub pixels: Tensor,
+    /// Additive key mask [B, 1, 1, tokens]: 0 for real columns, large negative for padding.
+    pub key_mask: Tensor,
+    /// Real encoder tokens of each crop.
+    pub token_lengths: Vec<usize>,
+}
+
+impl ImageBatch {
+    pub fn new(inputs: &[&LineInput], cfg: &ModelConfig, device: &Device) -> Result<ImageBatch> {
+        let b = inputs.len();
+        let height = cfg.height;
+        let width = inputs
+            .iter()
+            .map(|i| i.width)
+            .max()
+            .unwrap_or(2 * cfg.patch_width);
+        let tokens = width / cfg.patch_width;
+        let mut pixels = vec![0f32; b * height * width];
+        let mut mask = vec![0f32; b * tokens];
+        let mut token_lengths = Vec::with_capacity(b);
+        for (i, input) in inputs.iter().enumerate() {
+            for row in 0..height {
+                let src = &input.pixels[row * input.width..(row + 1) * input.width];
+                let dst = (i * height + row) * width;
+                pixels[dst..dst + input.width].copy_from_slice(src);
+            }
+            let t = input.tokens(cfg);
+            token_lengths.push(t);
+            mask[i * tokens + t..(i + 1) * tokens].fill(NEG_INF);
+        }
+        Ok(ImageBatch {
+            pixels: Tensor::from_vec(pixels, (b, height, width), device)?,
+            key_mask: Tensor::from_vec(mask, (b, 1, 1, tokens), device)?,
+            token_lengths,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Luma;
+
+    #[test]
+    fn crops_are_scaled_to_height_and_inverted() {
+        let cfg = ModelConfig::small(100);
+        let mut crop = GrayImage::from_pixel(200, 64, Luma([230]));
+        for x in 50..60 {
+            for y in 10..50 {
+                crop.put_pixel(x, y, Luma([20]));
+            }
+        }
+        let input = prepare(&crop, &cfg);
+        assert_eq!(input.width, 100);
+        assert_eq!(input.pixels.len(), 100 * cfg.height);
+        // Background maps to 0, the stroke to 1.
+        assert!(input.pixels[0] < 0.01);
+        assert!(input.pixels[16 * 100 + 27] > 0.99);
+        let wide = prepare(&GrayImage::new(5000, 20), &cfg);
+        assert_eq!(wide.width, cfg.max_width);
+        let empty = prepare(&GrayImage::new(0, 0), &cfg);
+        assert_eq!(empty.width, 2 * cfg.patch_width);
+    }
+
+    #[test]
+    fn batches_pad_and_mask() {
+        let cfg = ModelConfig::small(100);
+        let a = prepare(&GrayImage::from_pixel(64, 32, Luma([255])), &cfg);
+        let b = prepare(&GrayImage::from_pixel(128, 32, Luma([255])), &cfg);
+        let batch = ImageBatch::new(&[&a, &b], &cfg, &Device::Cpu).unwrap();
+        assert_eq!(batch.pixels.dims(), &[2, 32, 128]);
+        assert_eq!(batch.token_lengths, vec![16, 32]);
+        let mask = batch
+            .key_mask
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        assert_eq!(mask[15], 0.0);
+        assert_eq!(mask[16], NEG_INF);
+        assert!(mask[32..].iter().all(|&m| m == 0.0));
+    }
+}

@@ -1,0 +1,356 @@
+//! Loading the shipped model and reading crops with it.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device};
+use candle_nn::VarBuilder;
+use image::GrayImage;
+
+use super::artifacts::{CONFIG_FILE, VOCAB_FILE, WEIGHTS_FILE};
+use super::config::ModelConfig;
+use super::decode::{DecodeOptions, Reading, decode};
+use super::model::{Kernels, LineModel};
+use super::preprocess::{ImageBatch, LineInput, prepare};
+use super::vocab::Vocab;
+
+/// The folder the shipped model lives in, relative to the working directory.
+pub const DEFAULT_MODEL_DIR: &str = "models/recognizer";
+
+/// Where to load a model from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelSource {
+    /// A folder with `model.safetensors`, `config.json` and `vocab.json`.
+    Dir(PathBuf),
+    /// A Hugging Face hub model repository already in the local hub cache
+    /// (`HF_HOME` / `HF_HUB_CACHE`); nothing is downloaded.
+    Hub {
+        repo: String,
+        revision: Option<String>,
+    },
+}
+
+impl Default for ModelSource {
+    fn default() -> Self {
+        ModelSource::Dir(PathBuf::from(DEFAULT_MODEL_DIR))
+    }
+}
+
+impl std::str::FromStr for ModelSource {
+    type Err = std::convert::Infallible;
+
+    /// An existing folder is a folder; `hf:owner/name[@revision]`, or a bare
+    /// `owner/name` that is not a local folder, is a hub repository.
+    fn from_str(s: &str) -> Result<ModelSource, Self::Err> {
+        let hub = |id: &str| {
+            let (repo, revision) = match id.split_once('@') {
+                Some((r, rev)) => (r.to_string(), Some(rev.to_string())),
+                None => (id.to_string(), None),
+            };
+            ModelSource::Hub { repo, revision }
+        };
+        if let Some(id) = s.strip_prefix("hf:") {
+            return Ok(hub(id));
+        }
+        let path = Path::new(s);
+        let looks_like_repo = s.matches('/').count() == 1 && !s.starts_with(['.', '/', '~']);
+        if path.exists() || !looks_like_repo {
+            Ok(ModelSource::Dir(path.to_path_buf()))
+        } else {
+            Ok(hub(s))
+        }
+    }
+}
+
+/// Why a model could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(
+        "recognizer model file {path} is missing (train one with scripts/train.sh or point --model at a model folder)"
+    )]
+    Missing { path: PathBuf },
+    #[error(
+        "hub repository {repo} has no {file} in the local cache {cache} (nothing is downloaded; fetch it beforehand)"
+    )]
+    NotInHubCache {
+        repo: String,
+        file: String,
+        cache: PathBuf,
+    },
+    #[error("recognizer file {path} is malformed: {reason}")]
+    Malformed { path: PathBuf, reason: String },
+    #[error(
+        "recognizer config and vocabulary disagree: config has {config} tokens, vocabulary {vocab}"
+    )]
+    VocabMismatch { config: usize, vocab: usize },
+}
+
+/// Why a batch of crops could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RecognizeError {
+    #[error("the recognizer is overloaded; retry shortly")]
+    Overloaded,
+    #[error("the recognizer has shut down")]
+    ShutDown,
+    #[error("recognizer failure: {0}")]
+    Model(String),
+}
+
+impl From<candle_core::Error> for RecognizeError {
+    fn from(e: candle_core::Error) -> Self {
+        RecognizeError::Model(e.to_string())
+    }
+}
+
+/// A loaded line reader.
+#[derive(Debug, Clone)]
+pub struct Recognizer {
+    model: LineModel,
+    vocab: Vocab,
+    device: Device,
+}
+
+impl Recognizer {
+    pub fn load(source: &ModelSource) -> Result<Recognizer, LoadError> {
+        match source {
+            ModelSource::Dir(dir) => Recognizer::load_files(
+                &dir.join(WEIGHTS_FILE),
+                &dir.join(CONFIG_FILE),
+                &dir.join(VOCAB_FILE),
+            ),
+            ModelSource::Hub { repo, revision } => {
+                // HF_HUB_CACHE first (hf-hub 0.5 only reads HF_HOME), then HF_HOME,
+                // then ~/.cache/huggingface/hub.
+                let cache = match std::env::var_os("HF_HUB_CACHE") {
+                    Some(path) => hf_hub::Cache::new(path.into()),
+                    None => hf_hub::Cache::from_env(),
+                };
+                let cache_repo = match revision {
+                    Some(rev) => cache.repo(hf_hub::Repo::with_revision(
+                        repo.clone(),
+                        hf_hub::RepoType::Model,
+                        rev.clone(),
+                    )),
+                    None => cache.model(repo.clone()),
+                };
+                let get = |file: &str| {
+                    cache_repo
+                        .get(file)
+                        .ok_or_else(|| LoadError::NotInHubCache {
+                            repo: repo.clone(),
+                            file: file.to_string(),
+                            cache: cache.path().clone(),
+                        })
+                };
+                Recognizer::load_files(&get(WEIGHTS_FILE)?, &get(CONFIG_FILE)?, &get(VOCAB_FILE)?)
+            }
+        }
+    }
+
+    fn load_files(weights: &Path, config: &Path, vocab: &Path) -> Result<Recognizer, LoadError> {
+        let read = |path: &Path| {
+            std::fs::read(path).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => LoadError::Missing {
+                    path: path.to_path_buf(),
+                },
+                _ => LoadError::Malformed {
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                },
+            })
+        };
+        let malformed = |path: &Path, reason: String| LoadError::Malformed {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let cfg: ModelConfig =
+            serde_json::from_slice(&read(config)?).map_err(|e| malformed(config, e.to_string()))?;
+        cfg.validate().map_err(|e| malformed(config, e))?;
+        let voc: Vocab =
+            serde_json::from_slice(&read(vocab)?).map_err(|e| malformed(vocab, e.to_string()))?;
+        if voc.len() != cfg.vocab_size {
+            return Err(LoadError::VocabMismatch {
+                config: cfg.vocab_size,
+                vocab: voc.len(),
+            });
+        }
+        let bytes = read(weights)?;
+        let device = Device::Cpu;
+        // fp16 on disk, f32 in memory: the CPU kernels are fastest in f32.
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device)
+            .map_err(|e| malformed(weights, e.to_string()))?;
+        let model = LineModel::new(&cfg, vb, Kernels::Fused)
+            .map_err(|e| malformed(weights, e.to_string()))?;
+        Ok(Recognizer {
+            model,
+            vocab: voc,
+            device,
+        })
+    }
+
+    /// Wraps an in-memory model (tests, the trainer's own evaluation).
+    pub fn from_model(model: LineModel, vocab: Vocab) -> Recognizer {
+        Recognizer {
+            model,
+            vocab,
+            device: Device::Cpu,
+        }
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.model.config
+    }
+
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    /// Scales and normalises one crop for [`Recognizer::recognize_prepared`].
+    pub fn prepare(&self, crop: &GrayImage) -> LineInput {
+        prepare(crop, &self.model.config)
+    }
+
+    /// Reads crops as one batch (pad to the widest: group similar widths).
+    pub fn recognize(
+        &self,
+        crops: &[GrayImage],
+        options: DecodeOptions,
+    ) -> Result<Vec<Reading>, RecognizeError> {
+        let inputs: Vec<LineInput> = crops.iter().map(|c| self.prepare(c)).collect();
+        self.recognize_prepared(&inputs.iter().collect::<Vec<_>>(), options)
+    }
+
+    pub fn recognize_prepared(
+        &self,
+        inputs: &[&LineInput],
+        options: DecodeOptions,
+    ) -> Result<Vec<Reading>, RecognizeError> {
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let batch = ImageBatch::new(inputs, &self.model.config, &self.device)?;
+        Ok(decode(&self.model, &self.vocab, &batch, options)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognizer::artifacts::export;
+    use crate::recognizer::train::tests::{bar_crop, tiny_config};
+    use candle_nn::VarMap;
+
+    fn exported(dir: &Path) -> (Recognizer, Vocab) {
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = tiny_config(&vocab);
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        let model = LineModel::new(&cfg, vb, Kernels::Fused).unwrap();
+        // Round the weights to fp16 as the export does, so both read identically
+        // (a random model's near-tied logits would otherwise flip).
+        for var in varmap.all_vars() {
+            var.set(
+                &var.as_tensor()
+                    .to_dtype(DType::F16)
+                    .unwrap()
+                    .to_dtype(DType::F32)
+                    .unwrap(),
+            )
+            .unwrap();
+        }
+        export(&varmap, &cfg, &vocab, dir).unwrap();
+        (Recognizer::from_model(model, vocab.clone()), vocab)
+    }
+
+    #[test]
+    fn exported_models_load_and_read_like_the_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let (original, _) = exported(dir.path());
+        let loaded = Recognizer::load(&ModelSource::Dir(dir.path().to_path_buf())).unwrap();
+        let crops: Vec<GrayImage> = ["١٢٣", "AB"].iter().map(|t| bar_crop(t)).collect();
+        let a = original.recognize(&crops, DecodeOptions::greedy()).unwrap();
+        let b = loaded.recognize(&crops, DecodeOptions::greedy()).unwrap();
+        for (a, b) in a.iter().zip(&b) {
+            assert_eq!(a.text, b.text);
+            assert_eq!(a.char_probs, b.char_probs);
+        }
+        assert!(
+            loaded
+                .recognize(&[], DecodeOptions::greedy())
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn missing_or_malformed_models_give_typed_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = Recognizer::load(&ModelSource::Dir(dir.path().join("nope")));
+        assert!(
+            matches!(missing, Err(LoadError::Missing { .. })),
+            "{missing:?}"
+        );
+
+        exported(dir.path());
+        std::fs::write(dir.path().join(CONFIG_FILE), "{not json").unwrap();
+        assert!(matches!(
+            Recognizer::load(&ModelSource::Dir(dir.path().into())),
+            Err(LoadError::Malformed { .. })
+        ));
+
+        exported(dir.path());
+        std::fs::write(dir.path().join(WEIGHTS_FILE), b"garbage").unwrap();
+        assert!(matches!(
+            Recognizer::load(&ModelSource::Dir(dir.path().into())),
+            Err(LoadError::Malformed { .. })
+        ));
+
+        exported(dir.path());
+        std::fs::write(
+            dir.path().join(VOCAB_FILE),
+            r#"{"specials":["<pad>","<bos>","<eos>","<unk>"],"characters":["a"]}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            Recognizer::load(&ModelSource::Dir(dir.path().into())),
+            Err(LoadError::VocabMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn hub_sources_resolve_from_the_local_cache_only() {
+        let cache = tempfile::tempdir().unwrap();
+        // SAFETY: no other test reads HF_HUB_CACHE.
+        unsafe { std::env::set_var("HF_HUB_CACHE", cache.path()) };
+        let source: ModelSource = "hf:hawiya/recognizer".parse().unwrap();
+        assert_eq!(
+            source,
+            ModelSource::Hub {
+                repo: "hawiya/recognizer".into(),
+                revision: None
+            }
+        );
+        assert!(matches!(
+            Recognizer::load(&source),
+            Err(LoadError::NotInHubCache { .. })
+        ));
+
+        // Lay out a cache snapshot the way hf-hub does and load from it.
+        let repo = hf_hub::Cache::new(cache.path().to_path_buf()).model("hawiya/recognizer".into());
+        repo.create_ref("0123abcd").unwrap();
+        let snapshot = cache
+            .path()
+            .join("models--hawiya--recognizer/snapshots/0123abcd");
+        exported(&snapshot);
+        assert!(Recognizer::load(&source).is_ok());
+
+        let local: ModelSource = cache.path().to_str().unwrap().parse().unwrap();
+        assert_eq!(local, ModelSource::Dir(cache.path().to_path_buf()));
+        assert!(matches!(
+            "owner/name@v1".parse().unwrap(),
+            ModelSource::Hub {
+                revision: Some(_),
+                ..
+            }
+        ));
+    }
+}

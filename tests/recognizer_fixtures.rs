@@ -1,0 +1,43 @@
+//! The shipped recognizer (models/recognizer) reads the committed fixture crops
+//! (tests/fixtures/lines: held-out generator seed 4242, 8 crops per category).
+
+use std::path::Path;
+
+use hawiya::recognizer::eval::evaluate;
+use hawiya::recognizer::{DecodeOptions, ModelSource, Recognizer};
+
+#[test]
+fn shipped_model_reads_the_fixture_crops() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let recognizer = Recognizer::load(&ModelSource::Dir(root.join("models/recognizer")))
+        .expect("shipped model loads");
+    let (report, pairs) = evaluate(
+        &recognizer,
+        &root.join("tests/fixtures/lines"),
+        DecodeOptions::greedy(),
+        16,
+    )
+    .unwrap();
+    for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.text) {
+        eprintln!(
+            "{:?}: {:?} read as {:?}",
+            label.category, label.text, reading.text
+        );
+    }
+    eprint!("{}", report.table());
+    assert_eq!(report.all.lines, 48);
+    assert!(report.all.cer() <= MAX_CER, "CER {}", report.all.cer());
+    assert!(
+        report.all.exact_rate() >= MIN_EXACT,
+        "exact {}",
+        report.all.exact_rate()
+    );
+    for (_, reading) in &pairs {
+        assert_eq!(reading.char_probs.len(), reading.text.chars().count());
+        assert!((0.0..=1.0).contains(&reading.confidence));
+    }
+}
+
+/// Set from the shipped model's measured figures with some margin.
+const MAX_CER: f64 = 0.05;
+const MIN_EXACT: f64 = 0.75;
