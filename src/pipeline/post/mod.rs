@@ -15,6 +15,9 @@ pub mod passport;
 pub mod residence_permit;
 pub mod text;
 
+#[cfg(test)]
+pub(crate) mod test_support;
+
 use std::collections::BTreeMap;
 
 use crate::domain::DocumentKind;

@@ -143,17 +143,9 @@ fn repair(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::post::{Candidate, LineReading};
 
     fn readings(texts: &[(&str, f32)]) -> Readings {
-        let candidates = texts
-            .iter()
-            .map(|(t, c)| Candidate {
-                text: (*t).into(),
-                confidence: *c,
-            })
-            .collect();
-        Readings::from([("national_id".to_owned(), LineReading { candidates })])
+        crate::pipeline::post::test_support::hypotheses("national_id", texts)
     }
 
     const VALID: &str = "30312240201859";

@@ -120,14 +120,8 @@ fn gender_of(text: &str) -> Option<Gender> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::post::LineReading;
 
-    fn readings(pairs: &[(&str, &str)]) -> Readings {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9)))
-            .collect()
-    }
+    use crate::pipeline::post::test_support::confident as readings;
 
     #[test]
     fn checks_a_clean_back() {

@@ -172,14 +172,8 @@ pub fn serial(readings: &Readings, key: &str) -> Option<Checked> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::post::LineReading;
 
-    fn readings(pairs: &[(&str, &str)]) -> Readings {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9)))
-            .collect()
-    }
+    use crate::pipeline::post::test_support::confident as readings;
 
     #[test]
     fn checks_a_clean_front() {

@@ -202,18 +202,8 @@ pub fn latin(readings: &Readings, key: &str, valid: impl Fn(&str) -> bool) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::post::LineReading;
 
-    fn readings(key: &str, texts: &[(&str, f32)]) -> Readings {
-        let candidates = texts
-            .iter()
-            .map(|(t, c)| Candidate {
-                text: (*t).into(),
-                confidence: *c,
-            })
-            .collect();
-        Readings::from([(key.to_owned(), LineReading { candidates })])
-    }
+    use crate::pipeline::post::test_support::hypotheses as readings;
 
     #[test]
     fn cleans_persian_forms_and_spaces() {
