@@ -1,6 +1,6 @@
 //! Quadrilaterals and the perspective warp that flattens one into a rectangle.
 
-use image::{GrayImage, Luma, Rgb, RgbImage};
+use image::{GrayImage, RgbImage};
 
 /// A point in image pixel coordinates (x right, y down).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -138,42 +138,55 @@ fn target_corners(width: u32, height: u32) -> [Point; 4] {
 /// Flattens `quad` of `image` into a `width`×`height` image (bilinear; points
 /// outside the source repeat its edge).
 pub fn warp_rgb(image: &RgbImage, quad: &Quad, width: u32, height: u32) -> RgbImage {
-    let mut out = RgbImage::new(width, height);
-    let Some(map) = Homography::from_points(target_corners(width, height), quad.corners) else {
-        return out;
-    };
-    let (sw, sh) = (image.width() as usize, image.height() as usize);
-    let src = image.as_raw();
-    for_each_source_point(&map, width, height, |x, y, sx, sy| {
-        let (x0, y0, fx, fy) = split(sx, sy, sw, sh);
-        let at = |xx: usize, yy: usize, c: usize| f32::from(src[(yy * sw + xx) * 3 + c]);
-        let (x1, y1) = ((x0 + 1).min(sw - 1), (y0 + 1).min(sh - 1));
-        let mut px = [0u8; 3];
-        for (c, value) in px.iter_mut().enumerate() {
-            let top = at(x0, y0, c) * (1.0 - fx) + at(x1, y0, c) * fx;
-            let bottom = at(x0, y1, c) * (1.0 - fx) + at(x1, y1, c) * fx;
-            *value = (top * (1.0 - fy) + bottom * fy + 0.5) as u8;
-        }
-        out.put_pixel(x, y, Rgb(px));
-    });
-    out
+    let pixels = warp_channels::<3>(
+        image.as_raw(),
+        image.width(),
+        image.height(),
+        quad,
+        width,
+        height,
+    );
+    RgbImage::from_raw(width, height, pixels).expect("buffer sized for width x height")
 }
 
 /// As [`warp_rgb`] for a grey image.
 pub fn warp_gray(image: &GrayImage, quad: &Quad, width: u32, height: u32) -> GrayImage {
-    let mut out = GrayImage::new(width, height);
+    let pixels = warp_channels::<1>(
+        image.as_raw(),
+        image.width(),
+        image.height(),
+        quad,
+        width,
+        height,
+    );
+    GrayImage::from_raw(width, height, pixels).expect("buffer sized for width x height")
+}
+
+/// The bilinear warp over interleaved 8-bit pixels of `C` channels; an all-zero image
+/// when the quad is degenerate.
+fn warp_channels<const C: usize>(
+    src: &[u8],
+    source_width: u32,
+    source_height: u32,
+    quad: &Quad,
+    width: u32,
+    height: u32,
+) -> Vec<u8> {
+    let mut out = vec![0u8; width as usize * height as usize * C];
     let Some(map) = Homography::from_points(target_corners(width, height), quad.corners) else {
         return out;
     };
-    let (sw, sh) = (image.width() as usize, image.height() as usize);
-    let src = image.as_raw();
+    let (sw, sh) = (source_width as usize, source_height as usize);
     for_each_source_point(&map, width, height, |x, y, sx, sy| {
         let (x0, y0, fx, fy) = split(sx, sy, sw, sh);
-        let at = |xx: usize, yy: usize| f32::from(src[yy * sw + xx]);
+        let at = |xx: usize, yy: usize, c: usize| f32::from(src[(yy * sw + xx) * C + c]);
         let (x1, y1) = ((x0 + 1).min(sw - 1), (y0 + 1).min(sh - 1));
-        let top = at(x0, y0) * (1.0 - fx) + at(x1, y0) * fx;
-        let bottom = at(x0, y1) * (1.0 - fx) + at(x1, y1) * fx;
-        out.put_pixel(x, y, Luma([(top * (1.0 - fy) + bottom * fy + 0.5) as u8]));
+        let pixel = (y as usize * width as usize + x as usize) * C;
+        for (c, value) in out[pixel..pixel + C].iter_mut().enumerate() {
+            let top = at(x0, y0, c) * (1.0 - fx) + at(x1, y0, c) * fx;
+            let bottom = at(x0, y1, c) * (1.0 - fx) + at(x1, y1, c) * fx;
+            *value = (top * (1.0 - fy) + bottom * fy + 0.5) as u8;
+        }
     });
     out
 }
@@ -215,6 +228,7 @@ fn for_each_source_point(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use image::{Luma, Rgb};
 
     #[test]
     fn homography_maps_its_control_points() {
