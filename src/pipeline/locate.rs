@@ -993,20 +993,10 @@ fn refine(field: &GradientField, quad: Quad) -> Quad {
         }
         *side = (best.1, best.2);
     }
-    let intersect = |(a1, b1): (Point, Point), (a2, b2): (Point, Point)| -> Option<Point> {
-        let d1 = (b1.x - a1.x, b1.y - a1.y);
-        let d2 = (b2.x - a2.x, b2.y - a2.y);
-        let det = d1.0 * d2.1 - d1.1 * d2.0;
-        if det.abs() < 1e-6 {
-            return None;
-        }
-        let t = ((a2.x - a1.x) * d2.1 - (a2.y - a1.y) * d2.0) / det;
-        Some(Point::new(a1.x + d1.0 * t, a1.y + d1.1 * t))
-    };
     let mut corners = c;
     for (i, corner) in corners.iter_mut().enumerate() {
         // Corner i joins side i-1 (ending there) and side i (starting there).
-        if let Some(p) = intersect(sides[(i + 3) % 4], sides[i]) {
+        if let Some(p) = intersect_lines(sides[(i + 3) % 4], sides[i]) {
             *corner = p;
         }
     }

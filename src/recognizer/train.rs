@@ -481,20 +481,26 @@ pub(crate) mod tests {
         }
     }
 
-    #[test]
-    fn training_overfits_a_few_crops() {
-        let vocab = Vocab::default_arabic_latin();
-        let cfg = tiny_config(&vocab);
+    /// A freshly initialised model for training and its named variables.
+    fn trainable(cfg: &ModelConfig) -> (LineModel, Vec<(String, candle_core::Var)>) {
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let model = LineModel::new(&cfg, vb, Kernels::Differentiable).unwrap();
-        let named: Vec<_> = varmap
+        let model = LineModel::new(cfg, vb, Kernels::Differentiable).unwrap();
+        let named = varmap
             .data()
             .lock()
             .unwrap()
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        (model, named)
+    }
+
+    #[test]
+    fn training_overfits_a_few_crops() {
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = tiny_config(&vocab);
+        let (model, named) = trainable(&cfg);
         let mut opt = AdamW::new(named, AdamWParams::default()).unwrap();
         let examples: Vec<Example> = ["١٢", "AB", "مصر", "٣/٤"]
             .iter()
@@ -543,16 +549,7 @@ pub(crate) mod tests {
             .ok()
             .and_then(|w| w.parse().ok())
             .unwrap_or(256);
-        let varmap = VarMap::new();
-        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let model = LineModel::new(&cfg, vb, Kernels::Differentiable).unwrap();
-        let named: Vec<_> = varmap
-            .data()
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let (model, named) = trainable(&cfg);
         let params: usize = named.iter().map(|(_, v)| v.elem_count()).sum();
         let mut opt = AdamW::new(named, AdamWParams::default()).unwrap();
         let text = "محمد احمد ابراهيم ١٢٣";
