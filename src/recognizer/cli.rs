@@ -31,6 +31,10 @@ pub struct TrainArgs {
     /// Folder for resumable checkpoints (keep it out of git).
     #[arg(long, default_value = "runs/recognizer")]
     pub checkpoints: PathBuf,
+    /// Start from this exported model (e.g. the shipped one) instead of random
+    /// weights; ignored when a checkpoint is resumed.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
     /// Generator seed for training crops (evaluate on a different one).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -69,6 +73,7 @@ pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
     let opts = TrainOptions {
         out_dir: args.out,
         checkpoint_dir: args.checkpoints,
+        init_from: args.init,
         steps: args.steps,
         batch_size: args.batch_size,
         learning_rate: args.lr,

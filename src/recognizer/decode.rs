@@ -5,6 +5,7 @@
 use candle_core::{D, Tensor};
 use serde::Serialize;
 
+use super::bidi::{logical_order, visual_order};
 use super::ctc;
 use super::model::LineModel;
 use super::preprocess::ImageBatch;
@@ -125,7 +126,7 @@ pub fn decode(
     options: DecodeOptions,
 ) -> candle_core::Result<Vec<Reading>> {
     let memory = model.encode(batch)?;
-    let ctc = ctc_readings(model, batch, &memory)?;
+    let ctc = ctc_readings(model, vocab, batch, &memory)?;
     let mut hyps = if options.beam_width <= 1 {
         greedy(model, batch, &memory)?
             .into_iter()
@@ -136,13 +137,13 @@ pub fn decode(
     };
     let mut extra = 0;
     if options.rescore_with_ctc {
-        rescore(model, batch, &memory, &ctc, &mut hyps)?;
+        rescore(model, vocab, batch, &memory, &ctc, &mut hyps)?;
         extra = 1;
     }
     Ok(hyps
         .into_iter()
         .zip(ctc)
-        .map(|(mut ranked, (ctc_tokens, _))| {
+        .map(|(mut ranked, ctc)| {
             let alternatives = ranked
                 .drain(1..)
                 .take(options.alternatives + extra)
@@ -152,16 +153,24 @@ pub fn decode(
                 .pop()
                 .expect("every crop has a hypothesis")
                 .finish(vocab);
-            Reading::new(best, alternatives, vocab.decode(&ctc_tokens))
+            Reading::new(best, alternatives, vocab.decode(&ctc.logical))
         })
         .collect())
 }
 
-/// Per crop: the CTC best-path tokens and the frame log-probabilities (frames x vocab).
-type CtcOutput = (Vec<u32>, Vec<f32>);
+/// The CTC head's view of one crop.
+struct CtcOutput {
+    /// Best-path tokens, visual order as the head emits them.
+    visual: Vec<u32>,
+    /// The same reading in logical order, comparable with the decoder's.
+    logical: Vec<u32>,
+    /// Frame log-probabilities, frames x vocab.
+    logp: Vec<f32>,
+}
 
 fn ctc_readings(
     model: &LineModel,
+    vocab: &Vocab,
     batch: &ImageBatch,
     memory: &Tensor,
 ) -> candle_core::Result<Vec<CtcOutput>> {
@@ -174,12 +183,17 @@ fn ctc_readings(
         .map(|(rows, &frames)| {
             let flat: Vec<f32> = rows[..frames].iter().flatten().copied().collect();
             // Specials are never CTC targets; drop any an undertrained head emits.
-            let tokens = ctc::greedy(&flat, frames, v)
+            let visual: Vec<u32> = ctc::greedy(&flat, frames, v)
                 .0
                 .into_iter()
                 .filter(|&t| t > UNK)
                 .collect();
-            (tokens, flat)
+            let logical = vocab.encode(&logical_order(&vocab.decode(&visual)));
+            CtcOutput {
+                visual,
+                logical,
+                logp: flat,
+            }
         })
         .collect())
 }
@@ -190,6 +204,7 @@ fn ctc_readings(
 /// the CTC head cannot align keeps its decoder score.
 fn rescore(
     model: &LineModel,
+    vocab: &Vocab,
     batch: &ImageBatch,
     memory: &Tensor,
     ctc: &[CtcOutput],
@@ -200,7 +215,7 @@ fn rescore(
     // Crops whose CTC reading is not among the decoder's hypotheses.
     let missing: Vec<usize> = (0..hyps.len())
         .filter(|&i| {
-            let tokens = &ctc[i].0;
+            let tokens = &ctc[i].logical;
             tokens.len() <= max_chars && !hyps[i].iter().any(|p| &p.tokens == tokens)
         })
         .collect();
@@ -218,19 +233,19 @@ fn rescore(
         let mask = batch.key_mask.index_select(&rows, 0)?;
         let l = missing
             .iter()
-            .map(|&i| ctc[i].0.len() + 1)
+            .map(|&i| ctc[i].logical.len() + 1)
             .max()
             .unwrap_or(1);
         let mut input = vec![PAD; missing.len() * l];
         for (r, &i) in missing.iter().enumerate() {
             input[r * l] = BOS;
-            input[r * l + 1..r * l + 1 + ctc[i].0.len()].copy_from_slice(&ctc[i].0);
+            input[r * l + 1..r * l + 1 + ctc[i].logical.len()].copy_from_slice(&ctc[i].logical);
         }
         let input = Tensor::from_vec(input, (missing.len(), l), device)?;
         let logits = model.decoder.forward(&input, &mem, &mask, model.kernels)?;
         let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec3::<f32>()?;
         for (r, &i) in missing.iter().enumerate() {
-            let tokens = ctc[i].0.clone();
+            let tokens = ctc[i].logical.clone();
             let probs: Vec<f32> = tokens
                 .iter()
                 .enumerate()
@@ -252,7 +267,12 @@ fn rescore(
     for (i, ranked) in hyps.iter_mut().enumerate() {
         let frames = batch.token_lengths[i];
         for p in ranked.iter_mut() {
-            if let Some((nll, _)) = ctc::loss_and_grad(&ctc[i].1, frames, v, &p.tokens) {
+            let visual = if p.tokens == ctc[i].logical {
+                ctc[i].visual.clone()
+            } else {
+                vocab.encode(&visual_order(&vocab.decode(&p.tokens)))
+            };
+            if let Some((nll, _)) = ctc::loss_and_grad(&ctc[i].logp, frames, v, &visual) {
                 p.log_prob = 0.5 * (p.log_prob - nll as f32);
             }
         }

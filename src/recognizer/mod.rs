@@ -5,6 +5,7 @@
 pub mod artifacts;
 pub mod augment;
 pub mod batcher;
+pub mod bidi;
 pub mod cli;
 pub mod config;
 pub mod ctc;

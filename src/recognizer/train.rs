@@ -17,8 +17,9 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::artifacts::{export, write_atomic};
+use super::artifacts::{CONFIG_FILE, WEIGHTS_FILE, export, write_atomic};
 use super::augment::Augment;
+use super::bidi::visual_order;
 use super::config::ModelConfig;
 use super::ctc;
 use super::model::{Kernels, LineModel};
@@ -35,7 +36,10 @@ pub trait LineSource: Send + Sync {
 #[derive(Debug, Clone)]
 pub struct Example {
     pub input: LineInput,
+    /// Decoder targets, logical order.
     pub tokens: Vec<u32>,
+    /// CTC targets, visual order (see [`super::bidi`]).
+    pub ctc_tokens: Vec<u32>,
 }
 
 impl Example {
@@ -47,6 +51,7 @@ impl Example {
         }
         Some(Example {
             input: prepare(crop, cfg),
+            ctc_tokens: vocab.encode(&visual_order(text)),
             tokens,
         })
     }
@@ -61,7 +66,8 @@ pub struct TrainBatch {
     pub decoder_target: Tensor,
     /// [B, L]: 1 on real target positions.
     pub target_mask: Tensor,
-    pub targets: Vec<Vec<u32>>,
+    /// CTC targets per crop, visual order.
+    pub ctc_targets: Vec<Vec<u32>>,
 }
 
 impl TrainBatch {
@@ -93,7 +99,7 @@ impl TrainBatch {
             decoder_input: Tensor::from_vec(input, (b, l), device)?,
             decoder_target: Tensor::from_vec(target, (b, l, 1), device)?,
             target_mask: Tensor::from_vec(mask, (b, l), device)?,
-            targets: examples.iter().map(|e| e.tokens.clone()).collect(),
+            ctc_targets: examples.iter().map(|e| e.ctc_tokens.clone()).collect(),
         })
     }
 }
@@ -127,7 +133,7 @@ pub fn loss(model: &LineModel, batch: &TrainBatch, ctc_weight: f64) -> candle_co
     let host = candle_nn::ops::log_softmax(&ctc_logits.detach(), D::Minus1)?.to_vec3::<f32>()?;
     let mut grad = vec![0f32; b * t * v];
     let mut ctc_total = 0f64;
-    for (i, target) in batch.targets.iter().enumerate() {
+    for (i, target) in batch.ctc_targets.iter().enumerate() {
         let frames = batch.images.token_lengths[i];
         let flat: Vec<f32> = host[i][..frames].iter().flatten().copied().collect();
         if let Some((nll, g)) = ctc::loss_and_grad(&flat, frames, v, target) {
@@ -155,6 +161,9 @@ pub struct TrainOptions {
     pub out_dir: PathBuf,
     /// Where resumable checkpoints go (kept out of git).
     pub checkpoint_dir: PathBuf,
+    /// An exported model to start from instead of random weights (ignored when
+    /// resuming from a checkpoint): continues training a shipped model.
+    pub init_from: Option<PathBuf>,
     pub steps: usize,
     pub batch_size: usize,
     pub learning_rate: f64,
@@ -278,6 +287,17 @@ fn save_checkpoint(
     Ok(())
 }
 
+/// Sets every variable from `tensors` (any float dtype: exports are fp16).
+fn set_variables(varmap: &VarMap, tensors: &HashMap<String, Tensor>) -> anyhow::Result<()> {
+    for (name, var) in varmap.data().lock().expect("varmap lock").iter() {
+        let t = tensors
+            .get(name)
+            .with_context(|| format!("no tensor {name}"))?;
+        var.set(&t.to_dtype(var.dtype())?)?;
+    }
+    Ok(())
+}
+
 /// Trains (or resumes) a model, exporting it to `opts.out_dir` periodically and at the end.
 pub fn train(
     source: Arc<dyn LineSource>,
@@ -316,16 +336,22 @@ pub fn train(
         );
         let tensors =
             candle_core::safetensors::load(opts.checkpoint_dir.join(CHECKPOINT_WEIGHTS), &device)?;
-        for (name, var) in varmap.data().lock().expect("varmap lock").iter() {
-            let t = tensors
-                .get(name)
-                .with_context(|| format!("checkpoint lacks {name}"))?;
-            var.set(t)?;
-        }
+        set_variables(&varmap, &tensors).context("checkpoint")?;
         optimizer.load_state(&tensors, state.step)?;
         step = state.step;
         elapsed_before = state.elapsed_secs;
         tracing::info!(step, "resumed from checkpoint");
+    } else if let Some(dir) = &opts.init_from {
+        let exported: ModelConfig = serde_json::from_slice(&std::fs::read(dir.join(CONFIG_FILE))?)
+            .with_context(|| format!("reading {}", dir.join(CONFIG_FILE).display()))?;
+        anyhow::ensure!(
+            exported == config,
+            "{} holds a model of a different config",
+            dir.display()
+        );
+        let tensors = candle_core::safetensors::load(dir.join(WEIGHTS_FILE), &device)?;
+        set_variables(&varmap, &tensors).with_context(|| dir.display().to_string())?;
+        println!("initialised from {}", dir.display());
     }
     println!("model: {params} parameters; starting at step {step}");
 
