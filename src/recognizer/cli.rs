@@ -8,6 +8,7 @@ use image::GrayImage;
 
 use super::config::ModelConfig;
 use super::decode::DecodeOptions;
+use super::device::{ComputeDevice, DEVICE_ENV};
 use super::eval::evaluate;
 use super::reader::{ModelSource, Recognizer};
 use super::train::{LineSource, TrainOptions, train};
@@ -35,6 +36,9 @@ pub struct TrainArgs {
     /// weights; ignored when a checkpoint is resumed.
     #[arg(long)]
     pub init: Option<PathBuf>,
+    /// cpu, cuda, cuda:N or auto (a GPU needs a binary built with `--features cuda`).
+    #[arg(long, env = DEVICE_ENV, default_value = "cpu")]
+    pub device: ComputeDevice,
     /// Generator seed for training crops (evaluate on a different one).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -74,6 +78,7 @@ pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
         out_dir: args.out,
         checkpoint_dir: args.checkpoints,
         init_from: args.init,
+        device: args.device,
         steps: args.steps,
         batch_size: args.batch_size,
         learning_rate: args.lr,

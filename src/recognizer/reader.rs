@@ -9,6 +9,7 @@ use image::GrayImage;
 use super::artifacts::{CONFIG_FILE, VOCAB_FILE, WEIGHTS_FILE};
 use super::config::ModelConfig;
 use super::decode::{DecodeOptions, Reading, decode};
+use super::device::{ComputeDevice, DeviceError};
 use super::model::{Kernels, LineModel};
 use super::preprocess::{ImageBatch, LineInput, prepare};
 use super::vocab::Vocab;
@@ -82,6 +83,8 @@ pub enum LoadError {
         "recognizer config and vocabulary disagree: config has {config} tokens, vocabulary {vocab}"
     )]
     VocabMismatch { config: usize, vocab: usize },
+    #[error("recognizer device: {0}")]
+    Device(#[from] DeviceError),
 }
 
 /// Why a batch of crops could not be read.
@@ -110,12 +113,19 @@ pub struct Recognizer {
 }
 
 impl Recognizer {
+    /// Loads on the device `HAWIYA_DEVICE` names (the CPU when unset).
     pub fn load(source: &ModelSource) -> Result<Recognizer, LoadError> {
+        Recognizer::load_on(source, ComputeDevice::from_env()?)
+    }
+
+    pub fn load_on(source: &ModelSource, device: ComputeDevice) -> Result<Recognizer, LoadError> {
+        let device = device.open()?;
         match source {
             ModelSource::Dir(dir) => Recognizer::load_files(
                 &dir.join(WEIGHTS_FILE),
                 &dir.join(CONFIG_FILE),
                 &dir.join(VOCAB_FILE),
+                device,
             ),
             ModelSource::Hub { repo, revision } => {
                 // HF_HUB_CACHE first (hf-hub 0.5 only reads HF_HOME), then HF_HOME,
@@ -141,12 +151,22 @@ impl Recognizer {
                             cache: cache.path().clone(),
                         })
                 };
-                Recognizer::load_files(&get(WEIGHTS_FILE)?, &get(CONFIG_FILE)?, &get(VOCAB_FILE)?)
+                Recognizer::load_files(
+                    &get(WEIGHTS_FILE)?,
+                    &get(CONFIG_FILE)?,
+                    &get(VOCAB_FILE)?,
+                    device,
+                )
             }
         }
     }
 
-    fn load_files(weights: &Path, config: &Path, vocab: &Path) -> Result<Recognizer, LoadError> {
+    fn load_files(
+        weights: &Path,
+        config: &Path,
+        vocab: &Path,
+        device: Device,
+    ) -> Result<Recognizer, LoadError> {
         let read = |path: &Path| {
             std::fs::read(path).map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => LoadError::Missing {
@@ -174,7 +194,6 @@ impl Recognizer {
             });
         }
         let bytes = read(weights)?;
-        let device = Device::Cpu;
         // fp16 on disk, f32 in memory: the CPU kernels are fastest in f32.
         let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device)
             .map_err(|e| malformed(weights, e.to_string()))?;
@@ -188,11 +207,11 @@ impl Recognizer {
     }
 
     /// Wraps an in-memory model (tests, the trainer's own evaluation).
-    pub fn from_model(model: LineModel, vocab: Vocab) -> Recognizer {
+    pub fn from_model(model: LineModel, vocab: Vocab, device: Device) -> Recognizer {
         Recognizer {
             model,
             vocab,
-            device: Device::Cpu,
+            device,
         }
     }
 
@@ -258,7 +277,10 @@ mod tests {
             .unwrap();
         }
         export(&varmap, &cfg, &vocab, dir).unwrap();
-        (Recognizer::from_model(model, vocab.clone()), vocab)
+        (
+            Recognizer::from_model(model, vocab.clone(), Device::Cpu),
+            vocab,
+        )
     }
 
     #[test]

@@ -22,6 +22,7 @@ use super::augment::Augment;
 use super::bidi::visual_order;
 use super::config::ModelConfig;
 use super::ctc;
+use super::device::ComputeDevice;
 use super::model::{Kernels, LineModel};
 use super::optim::{AdamW, AdamWParams};
 use super::preprocess::{ImageBatch, LineInput, prepare};
@@ -155,7 +156,7 @@ pub fn loss(model: &LineModel, batch: &TrainBatch, ctc_weight: f64) -> candle_co
 }
 
 /// Everything that controls a run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct TrainOptions {
     /// Where the exported model goes (`model.safetensors`, `config.json`, `vocab.json`).
     pub out_dir: PathBuf,
@@ -164,6 +165,7 @@ pub struct TrainOptions {
     /// An exported model to start from instead of random weights (ignored when
     /// resuming from a checkpoint): continues training a shipped model.
     pub init_from: Option<PathBuf>,
+    pub device: ComputeDevice,
     pub steps: usize,
     pub batch_size: usize,
     pub learning_rate: f64,
@@ -311,7 +313,8 @@ pub fn train(
         config.vocab_size,
         vocab.len()
     );
-    let device = Device::Cpu;
+    let device = opts.device.open()?;
+    println!("training on {:?}", device.location());
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
     let model = LineModel::new(&config, vb, Kernels::Differentiable)?;
