@@ -19,58 +19,110 @@ fn log_add(a: f64, b: f64) -> f64 {
     m + ((a - m).exp() + (b - m).exp()).ln()
 }
 
+/// The CTC lattice of one target: labels interleaved with blanks.
+struct Lattice<'a> {
+    logp: &'a [f32],
+    frames: usize,
+    vocab: usize,
+    target: &'a [u32],
+}
+
+impl Lattice<'_> {
+    fn states(&self) -> usize {
+        2 * self.target.len() + 1
+    }
+
+    fn label(&self, s: usize) -> u32 {
+        if s.is_multiple_of(2) {
+            BLANK
+        } else {
+            self.target[s / 2]
+        }
+    }
+
+    fn lp(&self, t: usize, k: u32) -> f64 {
+        self.logp[t * self.vocab + k as usize] as f64
+    }
+
+    /// A transition into `s` may skip the blank between two different labels.
+    fn can_skip(&self, s: usize) -> bool {
+        s >= 2 && s % 2 == 1 && self.label(s) != self.label(s - 2)
+    }
+
+    /// Forward variables (frames x states) and log p(target); `None` when no
+    /// alignment exists (the target needs more frames than the crop has).
+    fn forward(&self) -> Option<(Vec<f64>, f64)> {
+        let (frames, s_len) = (self.frames, self.states());
+        if frames == 0 {
+            return None;
+        }
+        let neg = f64::NEG_INFINITY;
+        let mut alpha = vec![neg; frames * s_len];
+        alpha[0] = self.lp(0, BLANK);
+        if s_len > 1 {
+            alpha[1] = self.lp(0, self.label(1));
+        }
+        for t in 1..frames {
+            for s in 0..s_len {
+                let prev = &alpha[(t - 1) * s_len..t * s_len];
+                let mut a = prev[s];
+                if s >= 1 {
+                    a = log_add(a, prev[s - 1]);
+                }
+                if self.can_skip(s) {
+                    a = log_add(a, prev[s - 2]);
+                }
+                alpha[t * s_len + s] = if a == neg {
+                    neg
+                } else {
+                    a + self.lp(t, self.label(s))
+                };
+            }
+        }
+        let last = &alpha[(frames - 1) * s_len..];
+        let log_p = if s_len > 1 {
+            log_add(last[s_len - 1], last[s_len - 2])
+        } else {
+            last[0]
+        };
+        log_p.is_finite().then_some((alpha, log_p))
+    }
+}
+
 /// Negative log-likelihood of `target` given frame log-probabilities `logp`
-/// (`frames` x `vocab`, row-major, already log-softmaxed), and its gradient with
-/// respect to the pre-softmax logits. `None` when no alignment exists (the target
-/// needs more frames than the crop has).
+/// (`frames` x `vocab`, row-major, already log-softmaxed): the forward pass alone,
+/// for scoring. `None` when no alignment exists.
+pub fn nll(logp: &[f32], frames: usize, vocab: usize, target: &[u32]) -> Option<f64> {
+    let lattice = Lattice {
+        logp,
+        frames,
+        vocab,
+        target,
+    };
+    lattice.forward().map(|(_, log_p)| -log_p)
+}
+
+/// [`nll`] and its gradient with respect to the pre-softmax logits, for training.
 pub fn loss_and_grad(
     logp: &[f32],
     frames: usize,
     vocab: usize,
     target: &[u32],
 ) -> Option<(f64, Vec<f32>)> {
-    let s_len = 2 * target.len() + 1;
-    let label = |s: usize| {
-        if s.is_multiple_of(2) {
-            BLANK
-        } else {
-            target[s / 2]
-        }
+    let lattice = Lattice {
+        logp,
+        frames,
+        vocab,
+        target,
     };
-    let lp = |t: usize, k: u32| logp[t * vocab + k as usize] as f64;
-    // Transitions that may skip the blank between two different labels.
-    let can_skip = |s: usize| s >= 2 && s % 2 == 1 && label(s) != label(s - 2);
-    if frames == 0 {
-        return None;
-    }
+    let (alpha, log_p) = lattice.forward()?;
+    let s_len = lattice.states();
+    let (label, lp, can_skip) = (
+        |s| lattice.label(s),
+        |t, k| lattice.lp(t, k),
+        |s| lattice.can_skip(s),
+    );
     let neg = f64::NEG_INFINITY;
-    let mut alpha = vec![neg; frames * s_len];
-    alpha[0] = lp(0, BLANK);
-    if s_len > 1 {
-        alpha[1] = lp(0, label(1));
-    }
-    for t in 1..frames {
-        for s in 0..s_len {
-            let prev = &alpha[(t - 1) * s_len..t * s_len];
-            let mut a = prev[s];
-            if s >= 1 {
-                a = log_add(a, prev[s - 1]);
-            }
-            if can_skip(s) {
-                a = log_add(a, prev[s - 2]);
-            }
-            alpha[t * s_len + s] = if a == neg { neg } else { a + lp(t, label(s)) };
-        }
-    }
-    let last = &alpha[(frames - 1) * s_len..];
-    let log_p = if s_len > 1 {
-        log_add(last[s_len - 1], last[s_len - 2])
-    } else {
-        last[0]
-    };
-    if !log_p.is_finite() {
-        return None;
-    }
     let mut beta = vec![neg; frames * s_len];
     beta[(frames - 1) * s_len + s_len - 1] = lp(frames - 1, label(s_len - 1));
     if s_len > 1 {
@@ -204,6 +256,7 @@ mod tests {
         ] {
             let (logits, logp) = random_logp(frames, vocab, seed);
             let (loss, grad) = loss_and_grad(&logp, frames, vocab, &target).unwrap();
+            assert_eq!(nll(&logp, frames, vocab, &target), Some(loss));
             assert!(
                 (loss - brute_force(&logp, frames, vocab, &target)).abs() < 1e-4,
                 "{target:?}"
@@ -227,6 +280,7 @@ mod tests {
     fn impossible_alignments_and_greedy_collapse() {
         let (_, logp) = random_logp(2, 4, 5);
         assert!(loss_and_grad(&logp, 2, 4, &[1, 1]).is_none());
+        assert!(nll(&logp, 2, 4, &[1, 1]).is_none());
         // frames: a a blank a b -> "a a b"
         let mut lp = vec![-10f32; 5 * 3];
         for (t, k) in [(0, 1), (1, 1), (2, 0), (3, 1), (4, 2)] {

@@ -272,7 +272,7 @@ fn rescore(
             } else {
                 vocab.encode(&visual_order(&vocab.decode(&p.tokens)))
             };
-            if let Some((nll, _)) = ctc::loss_and_grad(&ctc[i].logp, frames, v, &visual) {
+            if let Some(nll) = ctc::nll(&ctc[i].logp, frames, v, &visual) {
                 p.log_prob = 0.5 * (p.log_prob - nll as f32);
             }
         }
