@@ -91,7 +91,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let grey = imageops::grayscale(image);
     // Thin printed outlines survive max-pooling of full-resolution gradients, where
     // averaging the image down first would wash them out.
-    let field = GradientField::pooled(&grey, sw, sh);
+    let field = GradientField::pooled(image, sw, sh);
     let mut found = best_quads(&field, config, config.max_candidates);
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
@@ -602,40 +602,53 @@ struct GradientField {
 impl GradientField {
     /// Sobel gradient of the full-resolution image, max-pooled onto a `sw`×`sh`
     /// grid: a card's thin printed outline survives, where averaging the image
-    /// down first would wash it out.
-    fn pooled(image: &GrayImage, sw: u32, sh: u32) -> GradientField {
+    /// down first would wash it out. Each pixel takes the colour channel with the
+    /// strongest gradient: a cream or pale blue card on white paper differs from
+    /// it in one channel far more than in brightness.
+    fn pooled(image: &RgbImage, sw: u32, sh: u32) -> GradientField {
         let (w, h) = (image.width() as usize, image.height() as usize);
         let (width, height) = (sw as usize, sh as usize);
         let px = image.as_raw();
-        let at = |x: usize, y: usize| f32::from(px[y * w + x]);
         let mut gx = vec![0f32; width * height];
         let mut gy = vec![0f32; width * height];
-        let mut mag = vec![0f32; width * height];
+        let mut mag = vec![0i32; width * height];
+        let column: Vec<usize> = (0..w).map(|x| (x * width / w).min(width - 1)).collect();
+        let stride = 3 * w;
         for y in 1..h.saturating_sub(1) {
-            let cy = (y * height / h).min(height - 1);
-            for x in 1..w - 1 {
-                let dx = (at(x + 1, y - 1) + 2.0 * at(x + 1, y) + at(x + 1, y + 1))
-                    - (at(x - 1, y - 1) + 2.0 * at(x - 1, y) + at(x - 1, y + 1));
-                let dy = (at(x - 1, y + 1) + 2.0 * at(x, y + 1) + at(x + 1, y + 1))
-                    - (at(x - 1, y - 1) + 2.0 * at(x, y - 1) + at(x + 1, y - 1));
-                let m2 = dx * dx + dy * dy;
-                let i = cy * width + (x * width / w).min(width - 1);
-                if m2 > mag[i] {
-                    mag[i] = m2;
-                    gx[i] = dx / 8.0;
-                    gy[i] = dy / 8.0;
+            let row = (y * height / h).min(height - 1) * width;
+            let (up, mid, down) = (
+                &px[(y - 1) * stride..y * stride],
+                &px[y * stride..(y + 1) * stride],
+                &px[(y + 1) * stride..(y + 2) * stride],
+            );
+            for x in 1..w.saturating_sub(1) {
+                let (l, c, r) = (3 * (x - 1), 3 * x, 3 * (x + 1));
+                let mut best = (0i32, 0i32, 0i32);
+                for ch in 0..3 {
+                    let at = |line: &[u8], i: usize| i32::from(line[i + ch]);
+                    let dx = (at(up, r) + 2 * at(mid, r) + at(down, r))
+                        - (at(up, l) + 2 * at(mid, l) + at(down, l));
+                    let dy = (at(down, l) + 2 * at(down, c) + at(down, r))
+                        - (at(up, l) + 2 * at(up, c) + at(up, r));
+                    let m2 = dx * dx + dy * dy;
+                    if m2 > best.0 {
+                        best = (m2, dx, dy);
+                    }
+                }
+                let i = row + column[x];
+                if best.0 > mag[i] {
+                    mag[i] = best.0;
+                    gx[i] = best.1 as f32 / 8.0;
+                    gy[i] = best.2 as f32 / 8.0;
                 }
             }
-        }
-        for m in mag.iter_mut() {
-            *m = m.sqrt() / 8.0;
         }
         GradientField {
             width,
             height,
             gx,
             gy,
-            mag,
+            mag: mag.iter().map(|&m| (m as f32).sqrt() / 8.0).collect(),
         }
     }
 
@@ -760,6 +773,71 @@ fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
     peaks
 }
 
+/// Most lines looked at, by votes, before the longest are kept.
+const LINE_POOL: usize = 48;
+/// Lines kept by votes and, separately, by length.
+const LINES_BY_VOTES: usize = 14;
+const LINES_BY_LENGTH: usize = 8;
+
+/// The lines quads are built from: the most voted ones and the longest ones.
+///
+/// Votes alone favour short, contrasted, repeated structure: a barcode's bars
+/// give dozens of strong parallel lines that push a pale card's faint outline
+/// out of the list. A card's side is the longest unbroken edge of its direction,
+/// so the lines with the longest run of edge pixels are kept as well.
+fn candidate_lines(field: &GradientField) -> Vec<Line> {
+    let pool = hough_lines(field, LINE_POOL);
+    let threshold = edge_threshold(field);
+    let mut by_length: Vec<(f32, usize)> = pool
+        .iter()
+        .enumerate()
+        .map(|(i, line)| (longest_run(field, line, threshold), i))
+        .collect();
+    by_length.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut keep: Vec<usize> = (0..pool.len().min(LINES_BY_VOTES)).collect();
+    for &(_, i) in by_length.iter().take(LINES_BY_LENGTH) {
+        if !keep.contains(&i) {
+            keep.push(i);
+        }
+    }
+    keep.into_iter().map(|i| pool[i]).collect()
+}
+
+/// Length in pixels of the longest stretch of `line` backed by edges of one
+/// polarity, bridging gaps of up to 3 % of the image's smaller side.
+fn longest_run(field: &GradientField, line: &Line, threshold: f32) -> f32 {
+    let (w, h) = (field.width as f32, field.height as f32);
+    let (s, c) = line.theta.sin_cos();
+    // Walk the line across the image: the foot of the normal, then both ways.
+    let foot = Point::new(line.rho * c, line.rho * s);
+    let (dx, dy) = (-s, c);
+    let reach = (w * w + h * h).sqrt();
+    let max_gap = (0.03 * w.min(h)).max(3.0) as i32;
+    let mut best = 0i32;
+    for sign in [1.0f32, -1.0] {
+        let (mut start, mut last): (Option<i32>, i32) = (None, 0);
+        for k in -(reach as i32)..=reach as i32 {
+            let (x, y) = (foot.x + dx * k as f32, foot.y + dy * k as f32);
+            if x < 0.0 || y < 0.0 || x >= w || y >= h {
+                continue;
+            }
+            let edge = [-1.0f32, 0.0, 1.0].iter().any(|o| {
+                let (gx, gy) = field.at(x + c * o, y + s * o);
+                (gx * c + gy * s) * sign >= threshold
+            });
+            if !edge {
+                continue;
+            }
+            match start {
+                Some(begin) if k - last <= max_gap => best = best.max(k - begin),
+                _ => start = Some(k),
+            }
+            last = k;
+        }
+    }
+    best as f32
+}
+
 /// Gradient magnitude that counts as an edge: well above the noise and texture
 /// level of the surface the document lies on, read in the image's outer band (the
 /// document's own print, barcodes above all, would inflate a whole-image level and
@@ -792,7 +870,7 @@ fn angle_between(a: &Line, b: &Line) -> f32 {
 /// Combines parallel pairs of the strongest lines into quads; the `max` best
 /// distinct ones, best first.
 fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(Quad, f32)> {
-    let lines = hough_lines(field, 14);
+    let lines = candidate_lines(field);
     let (w, h) = (field.width as f32, field.height as f32);
     let min_gap = 0.12 * w.min(h);
     let mut pairs = Vec::new();
@@ -919,8 +997,16 @@ fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Opti
         }
     }
     let threshold = edge_threshold(field);
+    // A side is as good as its worst third: a line that runs on past the card
+    // (a shadow, the scanner's lid) backs the middle of a side that is too long,
+    // not its ends.
     let supports: Vec<f32> = (0..4)
-        .map(|i| side_support(field, c[i], c[(i + 1) % 4], threshold))
+        .map(|i| {
+            let parts = side_support_parts::<3>(field, c[i], c[(i + 1) % 4], threshold);
+            let mean = parts.iter().sum::<f32>() / 3.0;
+            let min = parts.iter().copied().fold(1.0, f32::min);
+            0.5 * (mean + min)
+        })
         .collect();
     let mean = supports.iter().sum::<f32>() / 4.0;
     let min = supports.iter().copied().fold(1.0, f32::min);
@@ -940,18 +1026,30 @@ fn is_convex(quad: &Quad) -> bool {
 /// Share of points along `a → b` (away from the corners, which are rounded on
 /// cards) with a strong gradient across the side, all of one polarity.
 fn side_support(field: &GradientField, a: Point, b: Point, threshold: f32) -> f32 {
+    side_support_parts::<1>(field, a, b, threshold)[0]
+}
+
+/// [`side_support`] of each of `N` equal stretches of the side, the polarity
+/// being the whole side's.
+fn side_support_parts<const N: usize>(
+    field: &GradientField,
+    a: Point,
+    b: Point,
+    threshold: f32,
+) -> [f32; N] {
     let len = a.distance(b);
     if len < 4.0 {
-        return 0.0;
+        return [0.0; N];
     }
     let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
     let (nx, ny) = (-dy, dx);
     let samples = (len / 2.0) as usize;
-    let (mut positive, mut negative, mut total) = (0usize, 0usize, 0usize);
+    let (mut positive, mut negative, mut total) = ([0usize; N], [0usize; N], [0usize; N]);
     for k in 0..samples {
+        let part = k * N / samples.max(1);
         let t = 0.06 + 0.88 * (k as f32 + 0.5) / samples as f32;
         let (px, py) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
-        total += 1;
+        total[part] += 1;
         // Best normal gradient within ±1.5 px across the side.
         let mut best = 0f32;
         for off in [-1.5f32, -0.75, 0.0, 0.75, 1.5] {
@@ -962,12 +1060,20 @@ fn side_support(field: &GradientField, a: Point, b: Point, threshold: f32) -> f3
             }
         }
         if best >= threshold {
-            positive += 1;
+            positive[part] += 1;
         } else if best <= -threshold {
-            negative += 1;
+            negative[part] += 1;
         }
     }
-    positive.max(negative) as f32 / total.max(1) as f32
+    let use_positive = positive.iter().sum::<usize>() >= negative.iter().sum::<usize>();
+    std::array::from_fn(|i| {
+        let hits = if use_positive {
+            positive[i]
+        } else {
+            negative[i]
+        };
+        hits as f32 / total[i].max(1) as f32
+    })
 }
 
 /// Nudges each side (offset ±3 px, angle ±2°) to the placement with the most
@@ -1154,67 +1260,47 @@ pub(crate) mod tests {
 mod probe {
     use super::*;
 
-    /// `LOCATE_PROBE=path.jpg LOCATE_TRUTH=x,y,x,y,x,y,x,y cargo test probe -- --ignored --nocapture`
+    /// `LOCATE_DIR=dir cargo test probe -- --ignored --nocapture`
     #[test]
     #[ignore]
     fn probe() {
-        let path = std::env::var("LOCATE_PROBE").unwrap();
-        let t: Vec<f32> = std::env::var("LOCATE_TRUTH")
-            .unwrap()
-            .split(',')
-            .map(|v| v.parse().unwrap())
-            .collect();
-        let image = image::open(path).unwrap().to_rgb8();
-        let (w, h) = image.dimensions();
-        let scale = 480.0 / w.max(h) as f32;
-        let (sw, sh) = (
-            (w as f32 * scale).round() as u32,
-            (h as f32 * scale).round() as u32,
-        );
-        let field = GradientField::pooled(&imageops::grayscale(&image), sw, sh);
-        let thr = edge_threshold(&field);
-        eprintln!("threshold {thr}");
-        for l in hough_lines(&field, 20) {
+        let dir = std::path::PathBuf::from(std::env::var("LOCATE_DIR").unwrap());
+        let records = crate::pipeline::cli::read_truth(&dir).unwrap();
+        let config = LocateConfig::default();
+        for r in records {
+            let bytes = std::fs::read(dir.join(&r.file)).unwrap();
+            let image = crate::pipeline::decode::decode(&bytes, &Default::default()).unwrap().image;
+            let (w, h) = image.dimensions();
+            let truth_full = r.quad_in(w, h);
+            let width = truth_full.corners[0].distance(truth_full.corners[1]);
+            let err = |q: &Quad, t: &Quad| {
+                crate::pipeline::cli::corner_error(q, t)
+                    .min(crate::pipeline::cli::corner_error(&q.turned(2), t))
+            };
+            let found = locate(&image, &config);
+            let e = found.map(|f| err(&landscape(f.quad), &landscape(truth_full)) / width).unwrap_or(9.0);
+            if e <= 0.04 {
+                continue;
+            }
+            let scale = 480.0 / w.max(h) as f32;
+            let (sw, sh) = ((w as f32 * scale).round() as u32, (h as f32 * scale).round() as u32);
+            let field = GradientField::pooled(&image, sw, sh);
+            let (fx, fy) = (sw as f32 / w as f32, sh as f32 / h as f32);
+            let truth = Quad { corners: truth_full.corners.map(|p| Point::new(p.x * fx, p.y * fy)) };
+            let tw = truth.corners[0].distance(truth.corners[1]);
+            let all = best_quads(&field, &config, 60);
+            let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
+            let near = all.iter().enumerate().map(|(i, (q, s))| (i, err(&landscape(*q), &landscape(truth)) / tw, *s, rank(q, *s))).min_by(|a, b| a.1.total_cmp(&b.1));
+            let ts = score_quad(&field, &truth, &config);
+            let thr = edge_threshold(&field);
+            let sides: Vec<String> = (0..4).map(|i| format!("{:.2}", side_support(&field, truth.corners[i], truth.corners[(i + 1) % 4], thr))).collect();
+            let colour = imageops::thumbnail(&image, sw, sh);
+            let region = region_quad(&colour, &config).map(|q| err(&landscape(q), &landscape(truth)) / tw);
             eprintln!(
-                "line θ {:.0} ρ {:.0} votes {:.0}",
-                l.theta.to_degrees(),
-                l.rho,
-                l.votes
+                "{} {} err {:.3} truth score {:?} rank {:?} sides {:?} thr {:.1} | best0 score {:.2} rank {:.2} | nearest {:?} | region {:?}",
+                r.file, r.kind, e, ts, ts.map(|s| rank(&truth, s)), sides, thr,
+                all.first().map(|a| a.1).unwrap_or(0.0), all.first().map(|a| rank(&a.0, a.1)).unwrap_or(0.0), near, region
             );
         }
-        let (fx, fy) = (sw as f32 / w as f32, sh as f32 / h as f32);
-        let truth = Quad {
-            corners: [0, 1, 2, 3].map(|i| Point::new(t[2 * i] * fx, t[2 * i + 1] * fy)),
-        };
-        eprintln!(
-            "truth score {:?}",
-            score_quad(&field, &truth, &LocateConfig::default())
-        );
-        for i in 0..4 {
-            let c = truth.corners;
-            eprintln!(
-                "side {i}: {}",
-                side_support(&field, c[i], c[(i + 1) % 4], thr)
-            );
-            let (a, b) = (c[i], c[(i + 1) % 4]);
-            let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
-            let len = a.distance(b);
-            let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
-            let profile: Vec<String> = (-4..=4)
-                .map(|o| {
-                    let (gx, gy) = field.at(mid.x + nx * o as f32, mid.y + ny * o as f32);
-                    format!("{:.1}", gx * nx + gy * ny)
-                })
-                .collect();
-            eprintln!("   normal gradient across mid: {}", profile.join(" "));
-        }
-        eprintln!("best {:?}", best_quads(&field, &LocateConfig::default(), 4));
-        let colour = imageops::thumbnail(&image, sw, sh);
-        let region = region_quad(&colour, &LocateConfig::default());
-        eprintln!("region {:?}", region);
-        eprintln!("refined {:?}", region.map(|q| refine(&field, q)));
-        eprintln!("truth {:?}", truth);
-        let found = locate(&image, &LocateConfig::default());
-        eprintln!("located {:?}", found);
     }
 }
