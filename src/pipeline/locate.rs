@@ -775,36 +775,46 @@ fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
 
 /// Most lines looked at, by votes, before the longest are kept.
 const LINE_POOL: usize = 48;
-/// Lines kept by votes and, separately, by length.
+/// Lines kept by votes.
 const LINES_BY_VOTES: usize = 14;
-const LINES_BY_LENGTH: usize = 8;
+/// Lines kept by length, per 10° of direction.
+const LINES_BY_LENGTH: usize = 3;
 
-/// The lines quads are built from: the most voted ones and the longest ones.
+/// The lines quads are built from: the most voted ones and, in every
+/// direction, the longest ones.
 ///
 /// Votes alone favour short, contrasted, repeated structure: a barcode's bars
-/// give dozens of strong parallel lines that push a pale card's faint outline
-/// out of the list. A card's side is the longest unbroken edge of its direction,
-/// so the lines with the longest run of edge pixels are kept as well.
+/// or a card's guilloche give dozens of strong lines that push a pale card's
+/// faint outline out of the list. A card's side is among the longest unbroken
+/// edges of its direction, so those are kept as well, per direction so that one
+/// textured direction cannot take every place.
 fn candidate_lines(field: &GradientField) -> Vec<Line> {
     let pool = hough_lines(field, LINE_POOL);
     let threshold = edge_threshold(field);
+    let shortest = 0.2 * field.width.min(field.height) as f32;
     let mut by_length: Vec<(f32, usize)> = pool
         .iter()
         .enumerate()
         .map(|(i, line)| (longest_run(field, line, threshold), i))
+        .filter(|&(run, _)| run >= shortest)
         .collect();
     by_length.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut keep: Vec<usize> = (0..pool.len().min(LINES_BY_VOTES)).collect();
-    for &(_, i) in by_length.iter().take(LINES_BY_LENGTH) {
-        if !keep.contains(&i) {
-            keep.push(i);
+    let mut per_direction = [0usize; 18];
+    for &(_, i) in &by_length {
+        let bin = ((pool[i].theta.to_degrees() / 10.0) as usize).min(17);
+        if per_direction[bin] < LINES_BY_LENGTH {
+            per_direction[bin] += 1;
+            if !keep.contains(&i) {
+                keep.push(i);
+            }
         }
     }
     keep.into_iter().map(|i| pool[i]).collect()
 }
 
 /// Length in pixels of the longest stretch of `line` backed by edges of one
-/// polarity, bridging gaps of up to 3 % of the image's smaller side.
+/// polarity, bridging gaps of up to 2 % of the image's smaller side.
 fn longest_run(field: &GradientField, line: &Line, threshold: f32) -> f32 {
     let (w, h) = (field.width as f32, field.height as f32);
     let (s, c) = line.theta.sin_cos();
@@ -812,7 +822,7 @@ fn longest_run(field: &GradientField, line: &Line, threshold: f32) -> f32 {
     let foot = Point::new(line.rho * c, line.rho * s);
     let (dx, dy) = (-s, c);
     let reach = (w * w + h * h).sqrt();
-    let max_gap = (0.03 * w.min(h)).max(3.0) as i32;
+    let max_gap = (0.02 * w.min(h)).max(3.0) as i32;
     let mut best = 0i32;
     for sign in [1.0f32, -1.0] {
         let (mut start, mut last): (Option<i32>, i32) = (None, 0);
@@ -821,9 +831,12 @@ fn longest_run(field: &GradientField, line: &Line, threshold: f32) -> f32 {
             if x < 0.0 || y < 0.0 || x >= w || y >= h {
                 continue;
             }
+            // Across the line and within about 25° of its normal: print and
+            // guilloche texture give strong gradients in every direction.
             let edge = [-1.0f32, 0.0, 1.0].iter().any(|o| {
                 let (gx, gy) = field.at(x + c * o, y + s * o);
-                (gx * c + gy * s) * sign >= threshold
+                let across = (gx * c + gy * s) * sign;
+                across >= threshold && across >= 0.9 * (gx * gx + gy * gy).sqrt()
             });
             if !edge {
                 continue;
@@ -1288,6 +1301,16 @@ mod probe {
             let (fx, fy) = (sw as f32 / w as f32, sh as f32 / h as f32);
             let truth = Quad { corners: truth_full.corners.map(|p| Point::new(p.x * fx, p.y * fy)) };
             let tw = truth.corners[0].distance(truth.corners[1]);
+            if std::env::var("LOCATE_FILE").is_ok_and(|f| f == r.file) {
+                let thr = edge_threshold(&field);
+                for l in hough_lines(&field, 48) {
+                    eprintln!("line θ {:.0} ρ {:.0} votes {:.0} run {:.0}", l.theta.to_degrees(), l.rho, l.votes, longest_run(&field, &l, thr));
+                }
+                for l in candidate_lines(&field) {
+                    eprintln!("cand θ {:.0} ρ {:.0} votes {:.0}", l.theta.to_degrees(), l.rho, l.votes);
+                }
+                eprintln!("truth {:?} size {sw}x{sh}", truth);
+            }
             let all = best_quads(&field, &config, 60);
             let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
             let near = all.iter().enumerate().map(|(i, (q, s))| (i, err(&landscape(*q), &landscape(truth)) / tw, *s, rank(q, *s))).min_by(|a, b| a.1.total_cmp(&b.1));
