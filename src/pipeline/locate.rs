@@ -50,6 +50,12 @@ impl Default for LocateConfig {
     }
 }
 
+/// Edge threshold (see [`edge_threshold`]) above which the image is taken as
+/// noisy and its gradient computed on the averaged working copy.
+const NOISY_THRESHOLD: f32 = 12.0;
+/// Best outline score under which a noisy image is searched again, smoothed.
+const NOISY_FALLBACK_SCORE: f32 = 0.6;
+
 /// How the outline was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -91,8 +97,20 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let grey = imageops::grayscale(image);
     // Thin printed outlines survive max-pooling of full-resolution gradients, where
     // averaging the image down first would wash them out.
-    let field = GradientField::pooled(image, sw, sh);
+    let mut field = GradientField::pooled(image, sw, sh);
     let mut found = best_quads(&field, config, config.max_candidates);
+    // In a noisy photo the maxima of full-resolution noise drown a soft outline;
+    // averaging the image down first removes most of that noise, at some cost in
+    // precision, so it is the fallback when no outline is clearly backed.
+    if edge_threshold(&field) > NOISY_THRESHOLD
+        && found.first().is_none_or(|(_, score)| *score < NOISY_FALLBACK_SCORE)
+    {
+        let smooth = GradientField::pooled(&colour, sw, sh);
+        let smooth_found = best_quads(&smooth, config, config.max_candidates);
+        if !smooth_found.is_empty() {
+            (field, found) = (smooth, smooth_found);
+        }
+    }
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
     if let Some(quad) = region_quad(&colour, config) {
