@@ -131,8 +131,9 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
 }
 
 /// Dark-enough pixels of a window: below the midpoint between its paper level
-/// (a high percentile) and its ink level (a low one). `None` when the window has
-/// no contrast at all.
+/// (a high percentile) and its ink level (a very low one: a short word in a wide
+/// box is under 1 % of it, and a pale emblem behind it must not set the ink
+/// level). `None` when the window has no contrast at all.
 fn ink_mask(window: &GrayImage) -> Option<Vec<bool>> {
     let mut histogram = [0usize; 256];
     for p in window.pixels() {
@@ -150,7 +151,7 @@ fn ink_mask(window: &GrayImage) -> Option<Vec<bool>> {
         }
         255.0
     };
-    let (ink, paper) = (percentile(0.02), percentile(0.85));
+    let (ink, paper) = (percentile(0.002), percentile(0.85));
     if paper - ink < 40.0 {
         return None;
     }
