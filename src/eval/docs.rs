@@ -381,9 +381,6 @@ fn line_finding(dir: &std::path::Path, record: &TruthRecord) -> anyhow::Result<L
     let (cw, ch) = (CARD_WIDTH, (CARD_WIDTH as f32 / aspect).round() as u32);
     let card = warp_gray(&image::imageops::grayscale(&image), &truth, cw, ch);
     let crops = cut_lines(&card, &regions(record.kind));
-    if std::env::var("LF_DEBUG").is_ok_and(|f| f == record.file) {
-        let _ = card.save(format!("/tmp/p2/card_{}.png", record.file));
-    }
     let to_card = Homography::from_points(truth.corners, Quad::full(cw, ch).corners)
         .ok_or_else(|| anyhow::anyhow!("{}: degenerate outline", record.file))?;
     let mut tally = LineTally::new();
@@ -408,9 +405,6 @@ fn line_finding(dir: &std::path::Path, record: &TruthRecord) -> anyhow::Result<L
             let h = (y1.min(b.y1 as f32) - y0.max(b.y0 as f32)).max(0.0);
             w * h >= 0.5 * area
         });
-        if std::env::var("LF_DEBUG").is_ok() && !found {
-            eprintln!("{} {key}: truth {x0:.0},{y0:.0},{x1:.0},{y1:.0} crops {:?}", record.file, crops.iter().filter(|c| &c.key == key).map(|c| c.line).collect::<Vec<_>>());
-        }
         let t = tally.entry(key.clone()).or_default();
         t.0 += 1;
         t.1 += usize::from(found);

@@ -237,15 +237,6 @@ impl Pipeline {
         let crops = read::cut_lines(&card, &regions);
         timer.lap("cut_lines");
 
-        // Debugging aid: HAWIYA_DUMP_CROPS=<dir> writes the card and every crop.
-        if let Ok(dir) = std::env::var("HAWIYA_DUMP_CROPS") {
-            let dir = std::path::Path::new(&dir);
-            let _ = std::fs::create_dir_all(dir);
-            let _ = card.save(dir.join("card.png"));
-            for crop in &crops {
-                let _ = crop.image.save(dir.join(format!("{}.png", crop.key)));
-            }
-        }
         let keys: Vec<String> = crops.iter().map(|c| c.key.clone()).collect();
         let readings = self
             .recognizer
@@ -302,9 +293,8 @@ pub fn regions(kind: DocumentKind) -> Vec<FieldRegion> {
         .map(|t| rect(&t.rect))
         .chain(solid.map(|g| rect(&g.rect)))
         .collect();
-    let overlaps = |a: &[f32; 4], b: &[f32; 4]| {
-        a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3]
-    };
+    let overlaps =
+        |a: &[f32; 4], b: &[f32; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
     layout
         .fields
         .iter()

@@ -10,7 +10,7 @@
 //! Orientation is not decided here: the quad's long side is horizontal, and
 //! whether it is upside down is left to the classifier, which reads content.
 
-use image::{GrayImage, RgbImage, imageops};
+use image::{RgbImage, imageops};
 
 use super::warp::{Point, Quad};
 
@@ -94,7 +94,6 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let colour = imageops::thumbnail(image, sw, sh);
     // The thumbnail is not exactly `scale` on both axes; map back per axis.
     let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
-    let grey = imageops::grayscale(image);
     // Thin printed outlines survive max-pooling of full-resolution gradients, where
     // averaging the image down first would wash them out.
     let mut field = GradientField::pooled(image, sw, sh);
@@ -103,7 +102,9 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     // averaging the image down first removes most of that noise, at some cost in
     // precision, so it is the fallback when no outline is clearly backed.
     if edge_threshold(&field) > NOISY_THRESHOLD
-        && found.first().is_none_or(|(_, score)| *score < NOISY_FALLBACK_SCORE)
+        && found
+            .first()
+            .is_none_or(|(_, score)| *score < NOISY_FALLBACK_SCORE)
     {
         let smooth = GradientField::pooled(&colour, sw, sh);
         let smooth_found = best_quads(&smooth, config, config.max_candidates);
@@ -137,10 +138,14 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         .into_iter()
         .filter(|(quad, _)| !(card_shaped && inner(quad)))
         .map(|(quad, score)| {
+            // A working-grid cell spans `fx`×`fy` source pixels; outlines are in
+            // continuous coordinates (pixel centres at +0.5), as the warp reads them.
             let quad = Quad {
-                corners: quad.corners.map(|p| Point::new(p.x * fx, p.y * fy)),
+                corners: quad
+                    .corners
+                    .map(|p| Point::new((p.x + 0.5) * fx, (p.y + 0.5) * fy)),
             };
-            let quad = fit_sides(&grey, quad, 4.0 * fx.max(fy));
+            let quad = fit_sides(image, quad, 4.0 * fx.max(fy));
             Located {
                 quad: landscape(quad),
                 method: LocateMethod::Edges,
@@ -336,16 +341,18 @@ fn quad_of_hull(hull: &[imageproc::point::Point<i32>]) -> Option<Quad> {
 /// `reach` pixels across it at many points, and a line is fitted through those
 /// points (twice, dropping outliers). Corners are where fitted lines cross. A side
 /// with too few edge points keeps its line.
-fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
-    let (w, h) = (grey.width() as i32, grey.height() as i32);
-    let px = grey.as_raw();
-    let sample = |x: f32, y: f32| -> Option<f32> {
+fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
+    let (w, h) = (image.width() as i32, image.height() as i32);
+    let px = image.as_raw();
+    // Bilinear in continuous coordinates: pixel centres sit at integer + 0.5.
+    let sample = |x: f32, y: f32, channel: usize| -> Option<f32> {
+        let (x, y) = (x - 0.5, y - 0.5);
         let (xi, yi) = (x.floor() as i32, y.floor() as i32);
         if xi < 0 || yi < 0 || xi + 1 >= w || yi + 1 >= h {
             return None;
         }
         let (fx, fy) = (x - xi as f32, y - yi as f32);
-        let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize]);
+        let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize * 3 + channel]);
         Some(
             (at(xi, yi) * (1.0 - fx) + at(xi + 1, yi) * fx) * (1.0 - fy)
                 + (at(xi, yi + 1) * (1.0 - fx) + at(xi + 1, yi + 1) * fx) * fy,
@@ -363,56 +370,82 @@ fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
         let (tx, ty) = ((b.x - a.x) / len, (b.y - a.y) / len);
         let (nx, ny) = (-ty, tx);
         // Derivative across the side, averaged over three points along it.
-        let derivative = |p: Point, o: f32| -> Option<f32> {
+        let derivative = |p: Point, o: f32, channel: usize| -> Option<f32> {
             let mut sum = 0.0;
             for along in [-1.5f32, 0.0, 1.5] {
                 let (x, y) = (p.x + tx * along + nx * o, p.y + ty * along + ny * o);
-                sum += sample(x + nx, y + ny)? - sample(x - nx, y - ny)?;
+                sum += sample(x + nx, y + ny, channel)? - sample(x - nx, y - ny, channel)?;
             }
             Some(sum / 6.0)
         };
         let count = 48;
-        let mut profiles: Vec<(Point, Vec<(f32, f32)>)> = Vec::with_capacity(count);
-        let mut polarity = 0.0;
-        for k in 0..count {
-            let t = 0.08 + 0.84 * k as f32 / (count - 1) as f32;
-            let p = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
-            let profile: Vec<(f32, f32)> = (-steps..=steps)
-                .filter_map(|o| derivative(p, o as f32).map(|d| (o as f32, d)))
-                .collect();
-            if let Some(&(_, d)) = profile
-                .iter()
-                .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
-            {
-                polarity += d;
+        // Profiles across the side in one channel, and how strongly and
+        // consistently they show an edge of one polarity.
+        let profiles_in = |channel: usize| {
+            let mut profiles: Vec<(Point, Vec<(f32, f32)>)> = Vec::with_capacity(count);
+            let mut polarity = 0.0;
+            for k in 0..count {
+                let t = 0.08 + 0.84 * k as f32 / (count - 1) as f32;
+                let p = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+                let profile: Vec<(f32, f32)> = (-steps..=steps)
+                    .filter_map(|o| derivative(p, o as f32, channel).map(|d| (o as f32, d)))
+                    .collect();
+                if let Some(&(_, d)) = profile
+                    .iter()
+                    .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+                {
+                    polarity += d;
+                }
+                profiles.push((p, profile));
             }
-            profiles.push((p, profile));
-        }
+            (profiles, polarity)
+        };
+        // The channel the side shows best in: a cream card on white paper is an
+        // edge in blue long before it is one in brightness.
+        let Some((profiles, polarity)) = (0..3)
+            .map(profiles_in)
+            .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+        else {
+            continue;
+        };
         let sign = polarity.signum();
         let mut points: Vec<Point> = Vec::new();
         for (p, profile) in &profiles {
-            let Some(i) = (0..profile.len())
-                .max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
-            else {
+            let strongest = |sign: f32, within: std::ops::Range<usize>| {
+                within.max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
+            };
+            let Some(i) = strongest(sign, 0..profile.len()) else {
                 continue;
             };
-            let (o, d) = profile[i];
+            let d = profile[i].1;
             if d * sign < 2.0 {
                 continue;
             }
-            // Parabola through the peak and its neighbours for a sub-pixel offset.
-            let offset = if i > 0 && i + 1 < profile.len() {
+            // Parabola through a peak and its neighbours for a sub-pixel offset.
+            let refine = |i: usize, sign: f32| {
+                let (o, m) = (profile[i].0, profile[i].1 * sign);
+                if i == 0 || i + 1 >= profile.len() {
+                    return o;
+                }
                 let (l, r) = (profile[i - 1].1 * sign, profile[i + 1].1 * sign);
-                let m = d * sign;
                 let denom = l - 2.0 * m + r;
                 if denom.abs() > 1e-6 {
                     o + 0.5 * (l - r) / denom
                 } else {
                     o
                 }
-            } else {
-                o
             };
+            let mut offset = refine(i, sign);
+            // A printed outline is a thin dark line: an edge of each polarity a
+            // pixel or two apart, about as strong. Its middle is the card's
+            // border; taking one of its edges would depend on which is a shade
+            // stronger, and so on the image's orientation.
+            let near = i.saturating_sub(4)..(i + 5).min(profile.len());
+            if let Some(j) = strongest(-sign, near)
+                && -profile[j].1 * sign >= 0.5 * d * sign
+            {
+                offset = 0.5 * (offset + refine(j, -sign));
+            }
             points.push(Point::new(p.x + nx * offset, p.y + ny * offset));
         }
         if points.len() < count * 2 / 5 {
@@ -639,7 +672,7 @@ impl GradientField {
                 &px[y * stride..(y + 1) * stride],
                 &px[(y + 1) * stride..(y + 2) * stride],
             );
-            for x in 1..w.saturating_sub(1) {
+            for (x, &cell) in column.iter().enumerate().take(w.saturating_sub(1)).skip(1) {
                 let (l, c, r) = (3 * (x - 1), 3 * x, 3 * (x + 1));
                 let mut best = (0i32, 0i32, 0i32);
                 for ch in 0..3 {
@@ -653,7 +686,7 @@ impl GradientField {
                         best = (m2, dx, dy);
                     }
                 }
-                let i = row + column[x];
+                let i = row + cell;
                 if best.0 > mag[i] {
                     mag[i] = best.0;
                     gx[i] = best.1 as f32 / 8.0;
@@ -1284,64 +1317,5 @@ pub(crate) mod tests {
             Rgb([rng.random(), rng.random(), rng.random()])
         });
         assert!(locate(&image, &LocateConfig::default()).is_none());
-    }
-}
-
-#[cfg(test)]
-mod probe {
-    use super::*;
-
-    /// `LOCATE_DIR=dir cargo test probe -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn probe() {
-        let dir = std::path::PathBuf::from(std::env::var("LOCATE_DIR").unwrap());
-        let records = crate::pipeline::cli::read_truth(&dir).unwrap();
-        let config = LocateConfig::default();
-        for r in records {
-            let bytes = std::fs::read(dir.join(&r.file)).unwrap();
-            let image = crate::pipeline::decode::decode(&bytes, &Default::default()).unwrap().image;
-            let (w, h) = image.dimensions();
-            let truth_full = r.quad_in(w, h);
-            let width = truth_full.corners[0].distance(truth_full.corners[1]);
-            let err = |q: &Quad, t: &Quad| {
-                crate::pipeline::cli::corner_error(q, t)
-                    .min(crate::pipeline::cli::corner_error(&q.turned(2), t))
-            };
-            let found = locate(&image, &config);
-            let e = found.map(|f| err(&landscape(f.quad), &landscape(truth_full)) / width).unwrap_or(9.0);
-            if e <= 0.04 {
-                continue;
-            }
-            let scale = 480.0 / w.max(h) as f32;
-            let (sw, sh) = ((w as f32 * scale).round() as u32, (h as f32 * scale).round() as u32);
-            let field = GradientField::pooled(&image, sw, sh);
-            let (fx, fy) = (sw as f32 / w as f32, sh as f32 / h as f32);
-            let truth = Quad { corners: truth_full.corners.map(|p| Point::new(p.x * fx, p.y * fy)) };
-            let tw = truth.corners[0].distance(truth.corners[1]);
-            if std::env::var("LOCATE_FILE").is_ok_and(|f| f == r.file) {
-                let thr = edge_threshold(&field);
-                for l in hough_lines(&field, 48) {
-                    eprintln!("line θ {:.0} ρ {:.0} votes {:.0} run {:.0}", l.theta.to_degrees(), l.rho, l.votes, longest_run(&field, &l, thr));
-                }
-                for l in candidate_lines(&field) {
-                    eprintln!("cand θ {:.0} ρ {:.0} votes {:.0}", l.theta.to_degrees(), l.rho, l.votes);
-                }
-                eprintln!("truth {:?} size {sw}x{sh}", truth);
-            }
-            let all = best_quads(&field, &config, 60);
-            let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
-            let near = all.iter().enumerate().map(|(i, (q, s))| (i, err(&landscape(*q), &landscape(truth)) / tw, *s, rank(q, *s))).min_by(|a, b| a.1.total_cmp(&b.1));
-            let ts = score_quad(&field, &truth, &config);
-            let thr = edge_threshold(&field);
-            let sides: Vec<String> = (0..4).map(|i| format!("{:.2}", side_support(&field, truth.corners[i], truth.corners[(i + 1) % 4], thr))).collect();
-            let colour = imageops::thumbnail(&image, sw, sh);
-            let region = region_quad(&colour, &config).map(|q| err(&landscape(q), &landscape(truth)) / tw);
-            eprintln!(
-                "{} {} err {:.3} truth score {:?} rank {:?} sides {:?} thr {:.1} | best0 score {:.2} rank {:.2} | nearest {:?} | region {:?}",
-                r.file, r.kind, e, ts, ts.map(|s| rank(&truth, s)), sides, thr,
-                all.first().map(|a| a.1).unwrap_or(0.0), all.first().map(|a| rank(&a.0, a.1)).unwrap_or(0.0), near, region
-            );
-        }
     }
 }
