@@ -840,7 +840,23 @@ const LINES_BY_LENGTH: usize = 3;
 /// edges of its direction, so those are kept as well, per direction so that one
 /// textured direction cannot take every place.
 fn candidate_lines(field: &GradientField) -> Vec<Line> {
-    let pool = hough_lines(field, LINE_POOL);
+    let (w, h) = (field.width as f32, field.height as f32);
+    // A scanner lid's shadow or the image's own border gives a long straight
+    // edge hugging the border; a document lies inside the frame.
+    let hugs_border = |line: &Line| {
+        let (s, c) = line.theta.sin_cos();
+        let centre = Point::new(w / 2.0, h / 2.0);
+        // Where the line passes nearest the image centre.
+        let d = centre.x * c + centre.y * s - line.rho;
+        let foot = Point::new(centre.x - d * c, centre.y - d * s);
+        let margin = 0.015 * w.max(h);
+        (c.abs() > 0.999 && (foot.x < margin || foot.x > w - margin))
+            || (s.abs() > 0.999 && (foot.y < margin || foot.y > h - margin))
+    };
+    let pool: Vec<Line> = hough_lines(field, LINE_POOL)
+        .into_iter()
+        .filter(|line| !hugs_border(line))
+        .collect();
     let threshold = edge_threshold(field);
     let shortest = 0.2 * field.width.min(field.height) as f32;
     let mut by_length: Vec<(f32, usize)> = pool
