@@ -648,6 +648,8 @@ struct GradientField {
     gx: Vec<f32>,
     gy: Vec<f32>,
     mag: Vec<f32>,
+    /// See [`surface_edge_threshold`].
+    threshold: f32,
 }
 
 impl GradientField {
@@ -694,22 +696,31 @@ impl GradientField {
                 }
             }
         }
-        GradientField {
+        let mut field = GradientField {
             width,
             height,
             gx,
             gy,
             mag: mag.iter().map(|&m| (m as f32).sqrt() / 8.0).collect(),
-        }
+            threshold: 0.0,
+        };
+        field.threshold = surface_edge_threshold(&field);
+        field
     }
 
     /// Gradient at the nearest pixel, zero outside.
+    #[inline]
     fn at(&self, x: f32, y: f32) -> (f32, f32) {
-        let (xi, yi) = (x.round(), y.round());
-        if xi < 0.0 || yi < 0.0 || xi >= self.width as f32 || yi >= self.height as f32 {
+        // Rounding as `f32::round` does for these (non-negative) positions, without
+        // its libm call: this is the locator's innermost loop.
+        if x <= -0.5 || y <= -0.5 {
             return (0.0, 0.0);
         }
-        let i = yi as usize * self.width + xi as usize;
+        let (xi, yi) = ((x + 0.5) as usize, (y + 0.5) as usize);
+        if xi >= self.width || yi >= self.height {
+            return (0.0, 0.0);
+        }
+        let i = yi * self.width + xi;
         (self.gx[i], self.gy[i])
     }
 }
@@ -918,11 +929,16 @@ fn longest_run(field: &GradientField, line: &Line, threshold: f32) -> f32 {
     best as f32
 }
 
+/// The field's edge threshold, computed once: every scored quad asks for it.
+fn edge_threshold(field: &GradientField) -> f32 {
+    field.threshold
+}
+
 /// Gradient magnitude that counts as an edge: well above the noise and texture
 /// level of the surface the document lies on, read in the image's outer band (the
 /// document's own print, barcodes above all, would inflate a whole-image level and
 /// hide a pale card's faint outline), never below a floor that print noise reaches.
-fn edge_threshold(field: &GradientField) -> f32 {
+fn surface_edge_threshold(field: &GradientField) -> f32 {
     let (w, h) = (field.width, field.height);
     let band = (w.min(h) / 10).max(1);
     let mut sample: Vec<f32> = (0..w * h)
