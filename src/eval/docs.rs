@@ -16,7 +16,9 @@ use crate::pipeline::cli::{TruthRecord, corner_error, load_pipeline, read_truth}
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::locate::{self, LocateConfig};
 use crate::pipeline::post::text::levenshtein;
-use crate::pipeline::warp::Quad;
+use crate::pipeline::read::cut_lines;
+use crate::pipeline::warp::{Homography, Point, Quad, warp_gray};
+use crate::pipeline::{CARD_WIDTH, regions};
 
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {
@@ -41,6 +43,10 @@ pub struct DocsArgs {
     /// card's width of the truth.
     #[arg(long, default_value_t = 0.02)]
     pub outline_tolerance: f32,
+    /// Measure line finding only: with the true outline and kind, the share of
+    /// printed field lines that got a crop overlapping their true box, per kind.
+    #[arg(long)]
+    pub line_finding: bool,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -355,7 +361,98 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     })
 }
 
+/// Per field key: lines printed and lines found.
+type LineTally = BTreeMap<String, (usize, usize)>;
+
+/// Cuts the lines of one document rectified with its true outline, and checks
+/// each printed field line against the crop of its key: found when the crop
+/// covers at least half of the line's true box.
+fn line_finding(dir: &std::path::Path, record: &TruthRecord) -> anyhow::Result<LineTally> {
+    let bytes = std::fs::read(dir.join(&record.file))?;
+    let image = decode::decode(&bytes, &DecodeLimits::default())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", record.file))?
+        .image;
+    let truth = record.quad_in(image.width(), image.height());
+    let (sx, sy) = (
+        image.width() as f32 / record.width as f32,
+        image.height() as f32 / record.height as f32,
+    );
+    let aspect = crate::layout::builtin(record.kind).page.aspect();
+    let (cw, ch) = (CARD_WIDTH, (CARD_WIDTH as f32 / aspect).round() as u32);
+    let card = warp_gray(&image::imageops::grayscale(&image), &truth, cw, ch);
+    let crops = cut_lines(&card, &regions(record.kind));
+    let to_card = Homography::from_points(truth.corners, Quad::full(cw, ch).corners)
+        .ok_or_else(|| anyhow::anyhow!("{}: degenerate outline", record.file))?;
+    let mut tally = LineTally::new();
+    for line in &record.lines {
+        let Some(key) = &line.key else { continue };
+        if line.text.trim().is_empty() {
+            continue;
+        }
+        let corners = line
+            .quad
+            .map(|[x, y]| to_card.apply(Point::new(x * sx, y * sy)));
+        let (x0, x1) = corners
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
+        let (y0, y1) = corners
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
+        let area = ((x1 - x0) * (y1 - y0)).max(1.0);
+        let found = crops.iter().filter(|c| &c.key == key).any(|c| {
+            let b = c.line;
+            let w = (x1.min(b.x1 as f32) - x0.max(b.x0 as f32)).max(0.0);
+            let h = (y1.min(b.y1 as f32) - y0.max(b.y0 as f32)).max(0.0);
+            w * h >= 0.5 * area
+        });
+        let t = tally.entry(key.clone()).or_default();
+        t.0 += 1;
+        t.1 += usize::from(found);
+    }
+    Ok(tally)
+}
+
+/// `--line-finding`: found/printed per kind and per field.
+fn run_line_finding(args: &DocsArgs) -> anyhow::Result<()> {
+    let mut records = read_truth(&args.dir)?;
+    if let Some(limit) = args.limit {
+        records.truncate(limit);
+    }
+    let mut by_kind: BTreeMap<String, LineTally> = BTreeMap::new();
+    for record in &records {
+        let tally = line_finding(&args.dir, record)?;
+        let kind = by_kind.entry(record.kind.to_string()).or_default();
+        for (key, (printed, found)) in tally {
+            let t = kind.entry(key).or_default();
+            t.0 += printed;
+            t.1 += found;
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&by_kind)?);
+        return Ok(());
+    }
+    for (kind, tally) in &by_kind {
+        let (printed, found) = tally
+            .values()
+            .fold((0, 0), |(p, f), (tp, tf)| (p + tp, f + tf));
+        println!(
+            "{kind}: {found}/{printed} lines found ({:.1} %)",
+            100.0 * rate(found, printed)
+        );
+        for (key, (printed, found)) in tally {
+            if found < printed {
+                println!("  {key:<22} {found}/{printed}");
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: DocsArgs) -> anyhow::Result<()> {
+    if args.line_finding {
+        return run_line_finding(&args);
+    }
     let report = evaluate(&args)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

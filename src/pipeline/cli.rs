@@ -110,6 +110,19 @@ pub struct TruthRecord {
     pub corners: [[f32; 2]; 4],
     pub fields: BTreeMap<String, String>,
     pub flow_a: crate::record::FlowAFields,
+    /// Every printed line, in image pixels.
+    #[serde(default)]
+    pub lines: Vec<TruthLine>,
+}
+
+/// One printed line of a generator document.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TruthLine {
+    /// The field the line prints (`None` for fixed text).
+    pub key: Option<String>,
+    pub text: String,
+    /// Corners in image pixels, in the line's reading order.
+    pub quad: [[f32; 2]; 4],
 }
 
 #[derive(Debug, Clone, Deserialize)]

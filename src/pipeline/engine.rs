@@ -237,15 +237,6 @@ impl Pipeline {
         let crops = read::cut_lines(&card, &regions);
         timer.lap("cut_lines");
 
-        // Debugging aid: HAWIYA_DUMP_CROPS=<dir> writes the card and every crop.
-        if let Ok(dir) = std::env::var("HAWIYA_DUMP_CROPS") {
-            let dir = std::path::Path::new(&dir);
-            let _ = std::fs::create_dir_all(dir);
-            let _ = card.save(dir.join("card.png"));
-            for crop in &crops {
-                let _ = crop.image.save(dir.join(format!("{}.png", crop.key)));
-            }
-        }
         let keys: Vec<String> = crops.iter().map(|c| c.key.clone()).collect();
         let readings = self
             .recognizer
@@ -283,15 +274,42 @@ impl Pipeline {
     }
 }
 
-/// The field boxes of a kind's layout, with the middle of each font-size range.
+/// The field boxes of a kind's layout, with the middle of each font-size range,
+/// each masking the fixed texts and solid graphics that do not overlap it.
 pub fn regions(kind: DocumentKind) -> Vec<FieldRegion> {
-    layout::builtin(kind)
+    use layout::GraphicKind;
+    let layout = layout::builtin(kind);
+    let rect = |r: &layout::UnitRect| [r.x0, r.y0, r.x1, r.y1];
+    // Faint backgrounds lie under the text and are no one's ink.
+    let solid = layout.graphics.iter().filter(|g| {
+        !matches!(
+            g.kind,
+            GraphicKind::Watermark | GraphicKind::Pyramids | GraphicKind::Specimen
+        )
+    });
+    let others: Vec<[f32; 4]> = layout
+        .fixed_texts
+        .iter()
+        .map(|t| rect(&t.rect))
+        .chain(solid.map(|g| rect(&g.rect)))
+        .collect();
+    let overlaps =
+        |a: &[f32; 4], b: &[f32; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+    layout
         .fields
         .iter()
-        .map(|f| FieldRegion {
-            key: f.key.clone(),
-            rect: [f.rect.x0, f.rect.y0, f.rect.x1, f.rect.y1],
-            em: (f.size.min + f.size.max) / 2.0,
+        .map(|f| {
+            let own = rect(&f.rect);
+            FieldRegion {
+                key: f.key.clone(),
+                rect: own,
+                em: (f.size.min + f.size.max) / 2.0,
+                masks: others
+                    .iter()
+                    .filter(|o| !overlaps(o, &own))
+                    .copied()
+                    .collect(),
+            }
         })
         .collect()
 }

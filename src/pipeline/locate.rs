@@ -10,7 +10,7 @@
 //! Orientation is not decided here: the quad's long side is horizontal, and
 //! whether it is upside down is left to the classifier, which reads content.
 
-use image::{GrayImage, RgbImage, imageops};
+use image::{RgbImage, imageops};
 
 use super::warp::{Point, Quad};
 
@@ -50,6 +50,12 @@ impl Default for LocateConfig {
     }
 }
 
+/// Edge threshold (see [`edge_threshold`]) above which the image is taken as
+/// noisy and its gradient computed on the averaged working copy.
+const NOISY_THRESHOLD: f32 = 12.0;
+/// Best outline score under which a noisy image is searched again, smoothed.
+const NOISY_FALLBACK_SCORE: f32 = 0.6;
+
 /// How the outline was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -88,11 +94,24 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let colour = imageops::thumbnail(image, sw, sh);
     // The thumbnail is not exactly `scale` on both axes; map back per axis.
     let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
-    let grey = imageops::grayscale(image);
     // Thin printed outlines survive max-pooling of full-resolution gradients, where
     // averaging the image down first would wash them out.
-    let field = GradientField::pooled(&grey, sw, sh);
+    let mut field = GradientField::pooled(image, sw, sh);
     let mut found = best_quads(&field, config, config.max_candidates);
+    // In a noisy photo the maxima of full-resolution noise drown a soft outline;
+    // averaging the image down first removes most of that noise, at some cost in
+    // precision, so it is the fallback when no outline is clearly backed.
+    if edge_threshold(&field) > NOISY_THRESHOLD
+        && found
+            .first()
+            .is_none_or(|(_, score)| *score < NOISY_FALLBACK_SCORE)
+    {
+        let smooth = GradientField::pooled(&colour, sw, sh);
+        let smooth_found = best_quads(&smooth, config, config.max_candidates);
+        if !smooth_found.is_empty() {
+            (field, found) = (smooth, smooth_found);
+        }
+    }
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
     if let Some(quad) = region_quad(&colour, config) {
@@ -119,10 +138,14 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         .into_iter()
         .filter(|(quad, _)| !(card_shaped && inner(quad)))
         .map(|(quad, score)| {
+            // A working-grid cell spans `fx`×`fy` source pixels; outlines are in
+            // continuous coordinates (pixel centres at +0.5), as the warp reads them.
             let quad = Quad {
-                corners: quad.corners.map(|p| Point::new(p.x * fx, p.y * fy)),
+                corners: quad
+                    .corners
+                    .map(|p| Point::new((p.x + 0.5) * fx, (p.y + 0.5) * fy)),
             };
-            let quad = fit_sides(&grey, quad, 4.0 * fx.max(fy));
+            let quad = fit_sides(image, quad, 4.0 * fx.max(fy));
             Located {
                 quad: landscape(quad),
                 method: LocateMethod::Edges,
@@ -318,16 +341,18 @@ fn quad_of_hull(hull: &[imageproc::point::Point<i32>]) -> Option<Quad> {
 /// `reach` pixels across it at many points, and a line is fitted through those
 /// points (twice, dropping outliers). Corners are where fitted lines cross. A side
 /// with too few edge points keeps its line.
-fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
-    let (w, h) = (grey.width() as i32, grey.height() as i32);
-    let px = grey.as_raw();
-    let sample = |x: f32, y: f32| -> Option<f32> {
+fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
+    let (w, h) = (image.width() as i32, image.height() as i32);
+    let px = image.as_raw();
+    // Bilinear in continuous coordinates: pixel centres sit at integer + 0.5.
+    let sample = |x: f32, y: f32, channel: usize| -> Option<f32> {
+        let (x, y) = (x - 0.5, y - 0.5);
         let (xi, yi) = (x.floor() as i32, y.floor() as i32);
         if xi < 0 || yi < 0 || xi + 1 >= w || yi + 1 >= h {
             return None;
         }
         let (fx, fy) = (x - xi as f32, y - yi as f32);
-        let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize]);
+        let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize * 3 + channel]);
         Some(
             (at(xi, yi) * (1.0 - fx) + at(xi + 1, yi) * fx) * (1.0 - fy)
                 + (at(xi, yi + 1) * (1.0 - fx) + at(xi + 1, yi + 1) * fx) * fy,
@@ -345,56 +370,82 @@ fn fit_sides(grey: &GrayImage, quad: Quad, reach: f32) -> Quad {
         let (tx, ty) = ((b.x - a.x) / len, (b.y - a.y) / len);
         let (nx, ny) = (-ty, tx);
         // Derivative across the side, averaged over three points along it.
-        let derivative = |p: Point, o: f32| -> Option<f32> {
+        let derivative = |p: Point, o: f32, channel: usize| -> Option<f32> {
             let mut sum = 0.0;
             for along in [-1.5f32, 0.0, 1.5] {
                 let (x, y) = (p.x + tx * along + nx * o, p.y + ty * along + ny * o);
-                sum += sample(x + nx, y + ny)? - sample(x - nx, y - ny)?;
+                sum += sample(x + nx, y + ny, channel)? - sample(x - nx, y - ny, channel)?;
             }
             Some(sum / 6.0)
         };
         let count = 48;
-        let mut profiles: Vec<(Point, Vec<(f32, f32)>)> = Vec::with_capacity(count);
-        let mut polarity = 0.0;
-        for k in 0..count {
-            let t = 0.08 + 0.84 * k as f32 / (count - 1) as f32;
-            let p = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
-            let profile: Vec<(f32, f32)> = (-steps..=steps)
-                .filter_map(|o| derivative(p, o as f32).map(|d| (o as f32, d)))
-                .collect();
-            if let Some(&(_, d)) = profile
-                .iter()
-                .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
-            {
-                polarity += d;
+        // Profiles across the side in one channel, and how strongly and
+        // consistently they show an edge of one polarity.
+        let profiles_in = |channel: usize| {
+            let mut profiles: Vec<(Point, Vec<(f32, f32)>)> = Vec::with_capacity(count);
+            let mut polarity = 0.0;
+            for k in 0..count {
+                let t = 0.08 + 0.84 * k as f32 / (count - 1) as f32;
+                let p = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+                let profile: Vec<(f32, f32)> = (-steps..=steps)
+                    .filter_map(|o| derivative(p, o as f32, channel).map(|d| (o as f32, d)))
+                    .collect();
+                if let Some(&(_, d)) = profile
+                    .iter()
+                    .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+                {
+                    polarity += d;
+                }
+                profiles.push((p, profile));
             }
-            profiles.push((p, profile));
-        }
+            (profiles, polarity)
+        };
+        // The channel the side shows best in: a cream card on white paper is an
+        // edge in blue long before it is one in brightness.
+        let Some((profiles, polarity)) = (0..3)
+            .map(profiles_in)
+            .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+        else {
+            continue;
+        };
         let sign = polarity.signum();
         let mut points: Vec<Point> = Vec::new();
         for (p, profile) in &profiles {
-            let Some(i) = (0..profile.len())
-                .max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
-            else {
+            let strongest = |sign: f32, within: std::ops::Range<usize>| {
+                within.max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
+            };
+            let Some(i) = strongest(sign, 0..profile.len()) else {
                 continue;
             };
-            let (o, d) = profile[i];
+            let d = profile[i].1;
             if d * sign < 2.0 {
                 continue;
             }
-            // Parabola through the peak and its neighbours for a sub-pixel offset.
-            let offset = if i > 0 && i + 1 < profile.len() {
+            // Parabola through a peak and its neighbours for a sub-pixel offset.
+            let refine = |i: usize, sign: f32| {
+                let (o, m) = (profile[i].0, profile[i].1 * sign);
+                if i == 0 || i + 1 >= profile.len() {
+                    return o;
+                }
                 let (l, r) = (profile[i - 1].1 * sign, profile[i + 1].1 * sign);
-                let m = d * sign;
                 let denom = l - 2.0 * m + r;
                 if denom.abs() > 1e-6 {
                     o + 0.5 * (l - r) / denom
                 } else {
                     o
                 }
-            } else {
-                o
             };
+            let mut offset = refine(i, sign);
+            // A printed outline is a thin dark line: an edge of each polarity a
+            // pixel or two apart, about as strong. Its middle is the card's
+            // border; taking one of its edges would depend on which is a shade
+            // stronger, and so on the image's orientation.
+            let near = i.saturating_sub(4)..(i + 5).min(profile.len());
+            if let Some(j) = strongest(-sign, near)
+                && -profile[j].1 * sign >= 0.5 * d * sign
+            {
+                offset = 0.5 * (offset + refine(j, -sign));
+            }
             points.push(Point::new(p.x + nx * offset, p.y + ny * offset));
         }
         if points.len() < count * 2 / 5 {
@@ -597,55 +648,79 @@ struct GradientField {
     gx: Vec<f32>,
     gy: Vec<f32>,
     mag: Vec<f32>,
+    /// See [`surface_edge_threshold`].
+    threshold: f32,
 }
 
 impl GradientField {
     /// Sobel gradient of the full-resolution image, max-pooled onto a `sw`×`sh`
     /// grid: a card's thin printed outline survives, where averaging the image
-    /// down first would wash it out.
-    fn pooled(image: &GrayImage, sw: u32, sh: u32) -> GradientField {
+    /// down first would wash it out. Each pixel takes the colour channel with the
+    /// strongest gradient: a cream or pale blue card on white paper differs from
+    /// it in one channel far more than in brightness.
+    fn pooled(image: &RgbImage, sw: u32, sh: u32) -> GradientField {
         let (w, h) = (image.width() as usize, image.height() as usize);
         let (width, height) = (sw as usize, sh as usize);
         let px = image.as_raw();
-        let at = |x: usize, y: usize| f32::from(px[y * w + x]);
         let mut gx = vec![0f32; width * height];
         let mut gy = vec![0f32; width * height];
-        let mut mag = vec![0f32; width * height];
+        let mut mag = vec![0i32; width * height];
+        let column: Vec<usize> = (0..w).map(|x| (x * width / w).min(width - 1)).collect();
+        let stride = 3 * w;
         for y in 1..h.saturating_sub(1) {
-            let cy = (y * height / h).min(height - 1);
-            for x in 1..w - 1 {
-                let dx = (at(x + 1, y - 1) + 2.0 * at(x + 1, y) + at(x + 1, y + 1))
-                    - (at(x - 1, y - 1) + 2.0 * at(x - 1, y) + at(x - 1, y + 1));
-                let dy = (at(x - 1, y + 1) + 2.0 * at(x, y + 1) + at(x + 1, y + 1))
-                    - (at(x - 1, y - 1) + 2.0 * at(x, y - 1) + at(x + 1, y - 1));
-                let m2 = dx * dx + dy * dy;
-                let i = cy * width + (x * width / w).min(width - 1);
-                if m2 > mag[i] {
-                    mag[i] = m2;
-                    gx[i] = dx / 8.0;
-                    gy[i] = dy / 8.0;
+            let row = (y * height / h).min(height - 1) * width;
+            let (up, mid, down) = (
+                &px[(y - 1) * stride..y * stride],
+                &px[y * stride..(y + 1) * stride],
+                &px[(y + 1) * stride..(y + 2) * stride],
+            );
+            for (x, &cell) in column.iter().enumerate().take(w.saturating_sub(1)).skip(1) {
+                let (l, c, r) = (3 * (x - 1), 3 * x, 3 * (x + 1));
+                let mut best = (0i32, 0i32, 0i32);
+                for ch in 0..3 {
+                    let at = |line: &[u8], i: usize| i32::from(line[i + ch]);
+                    let dx = (at(up, r) + 2 * at(mid, r) + at(down, r))
+                        - (at(up, l) + 2 * at(mid, l) + at(down, l));
+                    let dy = (at(down, l) + 2 * at(down, c) + at(down, r))
+                        - (at(up, l) + 2 * at(up, c) + at(up, r));
+                    let m2 = dx * dx + dy * dy;
+                    if m2 > best.0 {
+                        best = (m2, dx, dy);
+                    }
+                }
+                let i = row + cell;
+                if best.0 > mag[i] {
+                    mag[i] = best.0;
+                    gx[i] = best.1 as f32 / 8.0;
+                    gy[i] = best.2 as f32 / 8.0;
                 }
             }
         }
-        for m in mag.iter_mut() {
-            *m = m.sqrt() / 8.0;
-        }
-        GradientField {
+        let mut field = GradientField {
             width,
             height,
             gx,
             gy,
-            mag,
-        }
+            mag: mag.iter().map(|&m| (m as f32).sqrt() / 8.0).collect(),
+            threshold: 0.0,
+        };
+        field.threshold = surface_edge_threshold(&field);
+        field
     }
 
     /// Gradient at the nearest pixel, zero outside.
+    #[inline]
     fn at(&self, x: f32, y: f32) -> (f32, f32) {
-        let (xi, yi) = (x.round(), y.round());
-        if xi < 0.0 || yi < 0.0 || xi >= self.width as f32 || yi >= self.height as f32 {
+        // Rounding as `f32::round` does for these (non-negative) positions, without
+        // its libm call: this is the locator's innermost loop.
+        if x <= -0.5 || y <= -0.5 {
             return (0.0, 0.0);
         }
-        let i = yi as usize * self.width + xi as usize;
+        let (xi, yi) = ((x + 0.5) as usize, (y + 0.5) as usize);
+        if xi >= self.width || yi >= self.height {
+            return (0.0, 0.0);
+        }
+        let i = yi * self.width + xi;
         (self.gx[i], self.gy[i])
     }
 }
@@ -760,11 +835,110 @@ fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
     peaks
 }
 
+/// Most lines looked at, by votes, before the longest are kept.
+const LINE_POOL: usize = 48;
+/// Lines kept by votes.
+const LINES_BY_VOTES: usize = 14;
+/// Lines kept by length, per 10° of direction.
+const LINES_BY_LENGTH: usize = 3;
+
+/// The lines quads are built from: the most voted ones and, in every
+/// direction, the longest ones.
+///
+/// Votes alone favour short, contrasted, repeated structure: a barcode's bars
+/// or a card's guilloche give dozens of strong lines that push a pale card's
+/// faint outline out of the list. A card's side is among the longest unbroken
+/// edges of its direction, so those are kept as well, per direction so that one
+/// textured direction cannot take every place.
+fn candidate_lines(field: &GradientField) -> Vec<Line> {
+    let (w, h) = (field.width as f32, field.height as f32);
+    // A scanner lid's shadow or the image's own border gives a long straight
+    // edge hugging the border; a document lies inside the frame.
+    let hugs_border = |line: &Line| {
+        let (s, c) = line.theta.sin_cos();
+        let centre = Point::new(w / 2.0, h / 2.0);
+        // Where the line passes nearest the image centre.
+        let d = centre.x * c + centre.y * s - line.rho;
+        let foot = Point::new(centre.x - d * c, centre.y - d * s);
+        let margin = 0.015 * w.max(h);
+        (c.abs() > 0.999 && (foot.x < margin || foot.x > w - margin))
+            || (s.abs() > 0.999 && (foot.y < margin || foot.y > h - margin))
+    };
+    let pool: Vec<Line> = hough_lines(field, LINE_POOL)
+        .into_iter()
+        .filter(|line| !hugs_border(line))
+        .collect();
+    let threshold = edge_threshold(field);
+    let shortest = 0.2 * field.width.min(field.height) as f32;
+    let mut by_length: Vec<(f32, usize)> = pool
+        .iter()
+        .enumerate()
+        .map(|(i, line)| (longest_run(field, line, threshold), i))
+        .filter(|&(run, _)| run >= shortest)
+        .collect();
+    by_length.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut keep: Vec<usize> = (0..pool.len().min(LINES_BY_VOTES)).collect();
+    let mut per_direction = [0usize; 18];
+    for &(_, i) in &by_length {
+        let bin = ((pool[i].theta.to_degrees() / 10.0) as usize).min(17);
+        if per_direction[bin] < LINES_BY_LENGTH {
+            per_direction[bin] += 1;
+            if !keep.contains(&i) {
+                keep.push(i);
+            }
+        }
+    }
+    keep.into_iter().map(|i| pool[i]).collect()
+}
+
+/// Length in pixels of the longest stretch of `line` backed by edges of one
+/// polarity, bridging gaps of up to 2 % of the image's smaller side.
+fn longest_run(field: &GradientField, line: &Line, threshold: f32) -> f32 {
+    let (w, h) = (field.width as f32, field.height as f32);
+    let (s, c) = line.theta.sin_cos();
+    // Walk the line across the image: the foot of the normal, then both ways.
+    let foot = Point::new(line.rho * c, line.rho * s);
+    let (dx, dy) = (-s, c);
+    let reach = (w * w + h * h).sqrt();
+    let max_gap = (0.02 * w.min(h)).max(3.0) as i32;
+    let mut best = 0i32;
+    for sign in [1.0f32, -1.0] {
+        let (mut start, mut last): (Option<i32>, i32) = (None, 0);
+        for k in -(reach as i32)..=reach as i32 {
+            let (x, y) = (foot.x + dx * k as f32, foot.y + dy * k as f32);
+            if x < 0.0 || y < 0.0 || x >= w || y >= h {
+                continue;
+            }
+            // Across the line and within about 25° of its normal: print and
+            // guilloche texture give strong gradients in every direction.
+            let edge = [-1.0f32, 0.0, 1.0].iter().any(|o| {
+                let (gx, gy) = field.at(x + c * o, y + s * o);
+                let across = (gx * c + gy * s) * sign;
+                across >= threshold && across >= 0.9 * (gx * gx + gy * gy).sqrt()
+            });
+            if !edge {
+                continue;
+            }
+            match start {
+                Some(begin) if k - last <= max_gap => best = best.max(k - begin),
+                _ => start = Some(k),
+            }
+            last = k;
+        }
+    }
+    best as f32
+}
+
+/// The field's edge threshold, computed once: every scored quad asks for it.
+fn edge_threshold(field: &GradientField) -> f32 {
+    field.threshold
+}
+
 /// Gradient magnitude that counts as an edge: well above the noise and texture
 /// level of the surface the document lies on, read in the image's outer band (the
 /// document's own print, barcodes above all, would inflate a whole-image level and
 /// hide a pale card's faint outline), never below a floor that print noise reaches.
-fn edge_threshold(field: &GradientField) -> f32 {
+fn surface_edge_threshold(field: &GradientField) -> f32 {
     let (w, h) = (field.width, field.height);
     let band = (w.min(h) / 10).max(1);
     let mut sample: Vec<f32> = (0..w * h)
@@ -792,7 +966,7 @@ fn angle_between(a: &Line, b: &Line) -> f32 {
 /// Combines parallel pairs of the strongest lines into quads; the `max` best
 /// distinct ones, best first.
 fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(Quad, f32)> {
-    let lines = hough_lines(field, 14);
+    let lines = candidate_lines(field);
     let (w, h) = (field.width as f32, field.height as f32);
     let min_gap = 0.12 * w.min(h);
     let mut pairs = Vec::new();
@@ -919,8 +1093,16 @@ fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Opti
         }
     }
     let threshold = edge_threshold(field);
+    // A side is as good as its worst third: a line that runs on past the card
+    // (a shadow, the scanner's lid) backs the middle of a side that is too long,
+    // not its ends.
     let supports: Vec<f32> = (0..4)
-        .map(|i| side_support(field, c[i], c[(i + 1) % 4], threshold))
+        .map(|i| {
+            let parts = side_support_parts::<3>(field, c[i], c[(i + 1) % 4], threshold);
+            let mean = parts.iter().sum::<f32>() / 3.0;
+            let min = parts.iter().copied().fold(1.0, f32::min);
+            0.5 * (mean + min)
+        })
         .collect();
     let mean = supports.iter().sum::<f32>() / 4.0;
     let min = supports.iter().copied().fold(1.0, f32::min);
@@ -940,18 +1122,30 @@ fn is_convex(quad: &Quad) -> bool {
 /// Share of points along `a → b` (away from the corners, which are rounded on
 /// cards) with a strong gradient across the side, all of one polarity.
 fn side_support(field: &GradientField, a: Point, b: Point, threshold: f32) -> f32 {
+    side_support_parts::<1>(field, a, b, threshold)[0]
+}
+
+/// [`side_support`] of each of `N` equal stretches of the side, the polarity
+/// being the whole side's.
+fn side_support_parts<const N: usize>(
+    field: &GradientField,
+    a: Point,
+    b: Point,
+    threshold: f32,
+) -> [f32; N] {
     let len = a.distance(b);
     if len < 4.0 {
-        return 0.0;
+        return [0.0; N];
     }
     let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
     let (nx, ny) = (-dy, dx);
     let samples = (len / 2.0) as usize;
-    let (mut positive, mut negative, mut total) = (0usize, 0usize, 0usize);
+    let (mut positive, mut negative, mut total) = ([0usize; N], [0usize; N], [0usize; N]);
     for k in 0..samples {
+        let part = k * N / samples.max(1);
         let t = 0.06 + 0.88 * (k as f32 + 0.5) / samples as f32;
         let (px, py) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
-        total += 1;
+        total[part] += 1;
         // Best normal gradient within ±1.5 px across the side.
         let mut best = 0f32;
         for off in [-1.5f32, -0.75, 0.0, 0.75, 1.5] {
@@ -962,12 +1156,20 @@ fn side_support(field: &GradientField, a: Point, b: Point, threshold: f32) -> f3
             }
         }
         if best >= threshold {
-            positive += 1;
+            positive[part] += 1;
         } else if best <= -threshold {
-            negative += 1;
+            negative[part] += 1;
         }
     }
-    positive.max(negative) as f32 / total.max(1) as f32
+    let use_positive = positive.iter().sum::<usize>() >= negative.iter().sum::<usize>();
+    std::array::from_fn(|i| {
+        let hits = if use_positive {
+            positive[i]
+        } else {
+            negative[i]
+        };
+        hits as f32 / total[i].max(1) as f32
+    })
 }
 
 /// Nudges each side (offset ±3 px, angle ±2°) to the placement with the most
@@ -1147,74 +1349,5 @@ pub(crate) mod tests {
             Rgb([rng.random(), rng.random(), rng.random()])
         });
         assert!(locate(&image, &LocateConfig::default()).is_none());
-    }
-}
-
-#[cfg(test)]
-mod probe {
-    use super::*;
-
-    /// `LOCATE_PROBE=path.jpg LOCATE_TRUTH=x,y,x,y,x,y,x,y cargo test probe -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn probe() {
-        let path = std::env::var("LOCATE_PROBE").unwrap();
-        let t: Vec<f32> = std::env::var("LOCATE_TRUTH")
-            .unwrap()
-            .split(',')
-            .map(|v| v.parse().unwrap())
-            .collect();
-        let image = image::open(path).unwrap().to_rgb8();
-        let (w, h) = image.dimensions();
-        let scale = 480.0 / w.max(h) as f32;
-        let (sw, sh) = (
-            (w as f32 * scale).round() as u32,
-            (h as f32 * scale).round() as u32,
-        );
-        let field = GradientField::pooled(&imageops::grayscale(&image), sw, sh);
-        let thr = edge_threshold(&field);
-        eprintln!("threshold {thr}");
-        for l in hough_lines(&field, 20) {
-            eprintln!(
-                "line θ {:.0} ρ {:.0} votes {:.0}",
-                l.theta.to_degrees(),
-                l.rho,
-                l.votes
-            );
-        }
-        let (fx, fy) = (sw as f32 / w as f32, sh as f32 / h as f32);
-        let truth = Quad {
-            corners: [0, 1, 2, 3].map(|i| Point::new(t[2 * i] * fx, t[2 * i + 1] * fy)),
-        };
-        eprintln!(
-            "truth score {:?}",
-            score_quad(&field, &truth, &LocateConfig::default())
-        );
-        for i in 0..4 {
-            let c = truth.corners;
-            eprintln!(
-                "side {i}: {}",
-                side_support(&field, c[i], c[(i + 1) % 4], thr)
-            );
-            let (a, b) = (c[i], c[(i + 1) % 4]);
-            let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
-            let len = a.distance(b);
-            let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
-            let profile: Vec<String> = (-4..=4)
-                .map(|o| {
-                    let (gx, gy) = field.at(mid.x + nx * o as f32, mid.y + ny * o as f32);
-                    format!("{:.1}", gx * nx + gy * ny)
-                })
-                .collect();
-            eprintln!("   normal gradient across mid: {}", profile.join(" "));
-        }
-        eprintln!("best {:?}", best_quads(&field, &LocateConfig::default(), 4));
-        let colour = imageops::thumbnail(&image, sw, sh);
-        let region = region_quad(&colour, &LocateConfig::default());
-        eprintln!("region {:?}", region);
-        eprintln!("refined {:?}", region.map(|q| refine(&field, q)));
-        eprintln!("truth {:?}", truth);
-        let found = locate(&image, &LocateConfig::default());
-        eprintln!("located {:?}", found);
     }
 }

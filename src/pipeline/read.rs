@@ -16,6 +16,9 @@ pub struct FieldRegion {
     pub rect: [f32; 4],
     /// Font em height as a fraction of the card height.
     pub em: f32,
+    /// Rectangles (same units) whose ink is not this field's: labels, barcodes,
+    /// bands and photos next to the box, which the search margin may reach.
+    pub masks: Vec<[f32; 4]>,
 }
 
 /// A found text line, in card pixels (`x1`, `y1` exclusive).
@@ -53,7 +56,17 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
     }
     let (ww, wh) = ((x1 - x0) as usize, (y1 - y0) as usize);
     let window = imageops::crop_imm(card, x0, y0, x1 - x0, y1 - y0).to_image();
-    let ink = ink_mask(&window)?;
+    let mut ink = ink_mask(&window)?;
+    for [mx0, my0, mx1, my1] in &region.masks {
+        let to_window = |v: f32, size: f32, origin: u32, len: usize| {
+            ((v * size - origin as f32).round().max(0.0) as usize).min(len)
+        };
+        let (ax, bx) = (to_window(*mx0, w, x0, ww), to_window(*mx1, w, x0, ww));
+        let (ay, by) = (to_window(*my0, h, y0, wh), to_window(*my1, h, y0, wh));
+        for y in ay..by {
+            ink[y * ww + ax..y * ww + bx].fill(false);
+        }
+    }
 
     // Rows: the band of about one line height with the most ink, weighted towards
     // the box's centre so a neighbouring line caught by the margin loses.
@@ -62,7 +75,8 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
         .collect();
     let band = (1.1 * em).round().max(3.0) as usize;
     let centre = ((ry0 + ry1) / 2.0 * h) - y0 as f32;
-    let sigma = ((ry1 - ry0) * h).max(em);
+    // Tight enough that a bolder label or header caught by the margin loses.
+    let sigma = 0.5 * ((ry1 - ry0) * h).max(em);
     let mut best = (0f32, 0usize);
     for top in 0..wh.saturating_sub(band).max(1) {
         let mass: f32 = rows[top..(top + band).min(wh)].iter().sum();
@@ -115,8 +129,8 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
         }
     }
     let &(left, right, mass) = clusters.iter().max_by(|a, b| a.2.total_cmp(&b.2))?;
-    // Too little ink for even a short word: an empty field with some pattern noise.
-    if mass < 0.25 * em * em || ((right - left) as f32) < 0.5 * em {
+    // Too little ink for even one digit: an empty field with some pattern noise.
+    if mass < 0.12 * em * em || ((right - left) as f32) < 0.3 * em {
         return None;
     }
     let pad_x = (0.35 * em) as u32;
@@ -131,8 +145,9 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
 }
 
 /// Dark-enough pixels of a window: below the midpoint between its paper level
-/// (a high percentile) and its ink level (a low one). `None` when the window has
-/// no contrast at all.
+/// (a high percentile) and its ink level (a very low one: a short word in a wide
+/// box is under 1 % of it, and a pale emblem behind it must not set the ink
+/// level). `None` when the window has no contrast at all.
 fn ink_mask(window: &GrayImage) -> Option<Vec<bool>> {
     let mut histogram = [0usize; 256];
     for p in window.pixels() {
@@ -150,7 +165,7 @@ fn ink_mask(window: &GrayImage) -> Option<Vec<bool>> {
         }
         255.0
     };
-    let (ink, paper) = (percentile(0.02), percentile(0.85));
+    let (ink, paper) = (percentile(0.002), percentile(0.85));
     if paper - ink < 40.0 {
         return None;
     }
@@ -234,6 +249,7 @@ mod tests {
             key: key.into(),
             rect,
             em,
+            masks: Vec::new(),
         }
     }
 
