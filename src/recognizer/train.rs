@@ -266,9 +266,17 @@ fn spawn_producer(
 fn save_checkpoint(
     varmap: &VarMap,
     optimizer: &AdamW,
-    state: &CheckpointState,
+    step: usize,
+    elapsed: Duration,
+    config: &ModelConfig,
     opts: &TrainOptions,
 ) -> anyhow::Result<()> {
+    let state = CheckpointState {
+        step,
+        elapsed_secs: elapsed.as_secs_f64(),
+        config: config.clone(),
+        seed: opts.seed,
+    };
     std::fs::create_dir_all(&opts.checkpoint_dir)?;
     let mut tensors: HashMap<String, Tensor> = varmap
         .data()
@@ -284,7 +292,7 @@ fn save_checkpoint(
     std::fs::rename(&tmp, &path)?;
     write_atomic(
         &opts.checkpoint_dir.join(CHECKPOINT_STATE),
-        serde_json::to_string_pretty(state)?.as_bytes(),
+        serde_json::to_string_pretty(&state)?.as_bytes(),
     )?;
     Ok(())
 }
@@ -400,13 +408,7 @@ pub fn train(
             window = Instant::now();
         }
         if last_checkpoint.elapsed() >= opts.checkpoint_every {
-            let state = CheckpointState {
-                step,
-                elapsed_secs: elapsed().as_secs_f64(),
-                config: config.clone(),
-                seed: opts.seed,
-            };
-            save_checkpoint(&varmap, &optimizer, &state, &opts)?;
+            save_checkpoint(&varmap, &optimizer, step, elapsed(), &config, &opts)?;
             last_checkpoint = Instant::now();
         }
         if last_export.elapsed() >= opts.export_every {
@@ -417,13 +419,7 @@ pub fn train(
     }
     stop.store(true, Ordering::Relaxed);
     drop(batches);
-    let state = CheckpointState {
-        step,
-        elapsed_secs: elapsed().as_secs_f64(),
-        config: config.clone(),
-        seed: opts.seed,
-    };
-    save_checkpoint(&varmap, &optimizer, &state, &opts)?;
+    save_checkpoint(&varmap, &optimizer, step, elapsed(), &config, &opts)?;
     let path = export(&varmap, &config, &vocab, &opts.out_dir)?;
     println!(
         "finished at step {step} after {:.0}s; exported {}",
