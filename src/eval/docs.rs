@@ -12,13 +12,14 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::pipeline::classify::Classifier;
-use crate::pipeline::cli::{TruthRecord, corner_error, load_pipeline, read_truth};
+use crate::pipeline::cli::{TruthLine, TruthRecord, corner_error, load_pipeline, read_truth};
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::locate::{self, LocateConfig};
 use crate::pipeline::post::text::levenshtein;
-use crate::pipeline::read::cut_lines;
+use crate::pipeline::read::{LineCrop, cut_lines};
 use crate::pipeline::warp::{Homography, Point, Quad, warp_gray};
 use crate::pipeline::{CARD_WIDTH, regions};
+use crate::synth::cli::{LabelsWriter, write_png};
 
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {
@@ -47,6 +48,11 @@ pub struct DocsArgs {
     /// printed field lines that got a crop overlapping their true box, per kind.
     #[arg(long)]
     pub line_finding: bool,
+    /// Write the crops cut from each document with its true outline and kind,
+    /// labelled with the printed line each covers, as a `hawiya synth --lines`
+    /// folder: recognizer training and evaluation on the pipeline's own crops.
+    #[arg(long, value_name = "OUT")]
+    pub export_lines: Option<PathBuf>,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -364,10 +370,25 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
 /// Per field key: lines printed and lines found.
 type LineTally = BTreeMap<String, (usize, usize)>;
 
-/// Cuts the lines of one document rectified with its true outline, and checks
-/// each printed field line against the crop of its key: found when the crop
-/// covers at least half of the line's true box.
-fn line_finding(dir: &std::path::Path, record: &TruthRecord) -> anyhow::Result<LineTally> {
+/// A printed field line found in a crop of its key when the crop covers at least
+/// this share of the line's true box.
+const FOUND_COVER: f32 = 0.5;
+/// A crop is exported as the line's image only when it covers nearly all of it:
+/// a label must not name characters the crop cut off.
+const EXPORT_COVER: f32 = 0.95;
+
+/// One document rectified with its true outline and kind and cut into crops; each
+/// printed field line paired with the crop of its key covering most of it.
+struct TrueCut<'a> {
+    crops: Vec<LineCrop>,
+    /// (line, index of the best crop and the share of the line's box it covers)
+    lines: Vec<(&'a TruthLine, Option<(usize, f32)>)>,
+}
+
+fn cut_with_true_outline<'a>(
+    dir: &std::path::Path,
+    record: &'a TruthRecord,
+) -> anyhow::Result<TrueCut<'a>> {
     let bytes = std::fs::read(dir.join(&record.file))?;
     let image = decode::decode(&bytes, &DecodeLimits::default())
         .map_err(|e| anyhow::anyhow!("{}: {e}", record.file))?
@@ -383,33 +404,92 @@ fn line_finding(dir: &std::path::Path, record: &TruthRecord) -> anyhow::Result<L
     let crops = cut_lines(&card, &regions(record.kind));
     let to_card = Homography::from_points(truth.corners, Quad::full(cw, ch).corners)
         .ok_or_else(|| anyhow::anyhow!("{}: degenerate outline", record.file))?;
+    let lines = record
+        .lines
+        .iter()
+        .filter(|line| line.key.is_some() && !line.text.trim().is_empty())
+        .map(|line| {
+            let corners = line
+                .quad
+                .map(|[x, y]| to_card.apply(Point::new(x * sx, y * sy)));
+            let (x0, x1) = corners
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
+            let (y0, y1) = corners
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
+            let area = ((x1 - x0) * (y1 - y0)).max(1.0);
+            let best = crops
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| line.key.as_ref() == Some(&c.key))
+                .map(|(i, c)| {
+                    let b = c.line;
+                    let w = (x1.min(b.x1 as f32) - x0.max(b.x0 as f32)).max(0.0);
+                    let h = (y1.min(b.y1 as f32) - y0.max(b.y0 as f32)).max(0.0);
+                    (i, w * h / area)
+                })
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            (line, best)
+        })
+        .collect();
+    Ok(TrueCut { crops, lines })
+}
+
+/// Cuts the lines of one document rectified with its true outline and tallies,
+/// per field key, the printed lines and those a crop of their key covers.
+fn line_finding(dir: &std::path::Path, record: &TruthRecord) -> anyhow::Result<LineTally> {
+    let cut = cut_with_true_outline(dir, record)?;
     let mut tally = LineTally::new();
-    for line in &record.lines {
-        let Some(key) = &line.key else { continue };
-        if line.text.trim().is_empty() {
-            continue;
-        }
-        let corners = line
-            .quad
-            .map(|[x, y]| to_card.apply(Point::new(x * sx, y * sy)));
-        let (x0, x1) = corners
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
-        let (y0, y1) = corners
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
-        let area = ((x1 - x0) * (y1 - y0)).max(1.0);
-        let found = crops.iter().filter(|c| &c.key == key).any(|c| {
-            let b = c.line;
-            let w = (x1.min(b.x1 as f32) - x0.max(b.x0 as f32)).max(0.0);
-            let h = (y1.min(b.y1 as f32) - y0.max(b.y0 as f32)).max(0.0);
-            w * h >= 0.5 * area
-        });
-        let t = tally.entry(key.clone()).or_default();
+    for (line, best) in &cut.lines {
+        let key = line.key.clone().unwrap_or_default();
+        let t = tally.entry(key).or_default();
         t.0 += 1;
-        t.1 += usize::from(found);
+        t.1 += usize::from(best.is_some_and(|(_, cover)| cover >= FOUND_COVER));
     }
     Ok(tally)
+}
+
+/// `--export-lines`: the crops of every document (true outline and kind) that
+/// cover a printed line, labelled with its text, as a `synth --lines` folder.
+fn export_lines(args: &DocsArgs, out: &std::path::Path) -> anyhow::Result<()> {
+    let mut records = read_truth(&args.dir)?;
+    if let Some(limit) = args.limit {
+        records.truncate(limit);
+    }
+    std::fs::create_dir_all(out)?;
+    let mut labels = LabelsWriter::create(out)?;
+    let mut written = 0usize;
+    for record in &records {
+        let cut = cut_with_true_outline(&args.dir, record)?;
+        let stem = record.file.rsplit_once('.').map_or(&*record.file, |s| s.0);
+        // A crop covering two printed lines has no single label.
+        let mut claims = vec![0usize; cut.crops.len()];
+        for (_, best) in &cut.lines {
+            if let Some((i, cover)) = best
+                && *cover >= FOUND_COVER
+            {
+                claims[*i] += 1;
+            }
+        }
+        for (line, best) in &cut.lines {
+            let Some((i, cover)) = *best else { continue };
+            if cover < EXPORT_COVER || claims[i] != 1 {
+                continue;
+            }
+            let file = format!("{stem}-{i:02}.png");
+            write_png(&out.join(&file), &cut.crops[i].image)?;
+            labels.add(&file, &line.text, line.category)?;
+            written += 1;
+        }
+    }
+    labels.finish()?;
+    println!(
+        "wrote {written} crops of {} documents to {}",
+        records.len(),
+        out.display()
+    );
+    Ok(())
 }
 
 /// `--line-finding`: found/printed per kind and per field.
@@ -453,6 +533,9 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
     if args.line_finding {
         return run_line_finding(&args);
     }
+    if let Some(out) = &args.export_lines {
+        return export_lines(&args, out);
+    }
     let report = evaluate(&args)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -492,4 +575,51 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
         println!("  {stage:<14} p50 {:>8.1}   p95 {:>8.1}", p.p50, p.p95);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognizer::eval::read_labels;
+
+    #[test]
+    fn exported_lines_are_the_printed_lines_they_cover() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/docs");
+        let out = std::env::temp_dir().join(format!("hawiya-export-{}", std::process::id()));
+        let args = DocsArgs {
+            dir: dir.clone(),
+            json: false,
+            models: "models".into(),
+            geometry_only: false,
+            limit: None,
+            verbose: false,
+            outline_tolerance: 0.02,
+            line_finding: false,
+            export_lines: Some(out.clone()),
+        };
+        export_lines(&args, &out).unwrap();
+        let printed: Vec<(String, crate::synth::LineCategory)> = read_truth(&dir)
+            .unwrap()
+            .into_iter()
+            .flat_map(|r| r.lines)
+            .filter(|l| l.key.is_some() && !l.text.trim().is_empty())
+            .map(|l| (l.text, l.category))
+            .collect();
+        let labels = read_labels(&out).unwrap();
+        assert!(
+            labels.len() * 10 >= printed.len() * 8,
+            "{} of {} printed lines exported",
+            labels.len(),
+            printed.len()
+        );
+        for label in &labels {
+            assert!(
+                printed.contains(&(label.text.clone(), label.category)),
+                "{label:?} is no printed line"
+            );
+            let crop = image::open(out.join(&label.file)).unwrap();
+            assert!(crop.height() >= 8 && crop.width() >= crop.height() / 2);
+        }
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 }

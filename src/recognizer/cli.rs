@@ -4,23 +4,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use image::GrayImage;
-
 use super::config::ModelConfig;
 use super::decode::DecodeOptions;
 use super::device::{ComputeDevice, DEVICE_ENV};
 use super::eval::evaluate;
 use super::reader::{ModelSource, Recognizer};
+use super::sources::{LabelledCrops, Mixed};
 use super::train::{LineSource, TrainOptions, train};
 use super::vocab::Vocab;
 use crate::synth::LineGenerator;
-
-impl LineSource for LineGenerator {
-    fn line(&self, index: u64) -> (GrayImage, String) {
-        let sample = self.sample(index);
-        (sample.image, sample.text)
-    }
-}
 
 /// Train the line recognizer from scratch on generated crops (resumes from the
 /// checkpoint folder when one is there).
@@ -67,12 +59,32 @@ pub struct TrainArgs {
     pub checkpoint_minutes: f64,
     #[arg(long, default_value_t = 50)]
     pub log_every: usize,
+    /// Labelled crop folders (`hawiya eval docs --export-lines` or `hawiya synth
+    /// --lines` output) to mix into the generated crops; repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub extra_lines: Vec<PathBuf>,
+    /// Share of training crops drawn from `--extra-lines`.
+    #[arg(long, default_value_t = 0.3)]
+    pub extra_share: f64,
 }
 
 pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
     let vocab = Vocab::default_arabic_latin();
     let config = ModelConfig::small(vocab.len());
-    let source: Arc<dyn LineSource> = Arc::new(LineGenerator::new(args.seed)?);
+    let mut source: Arc<dyn LineSource> = Arc::new(LineGenerator::new(args.seed)?);
+    if !args.extra_lines.is_empty() {
+        let extra = LabelledCrops::load(&args.extra_lines)?;
+        println!(
+            "mixing {} labelled crops in at {:.0} %",
+            extra.len(),
+            100.0 * args.extra_share
+        );
+        source = Arc::new(Mixed {
+            base: source,
+            extra: Arc::new(extra),
+            extra_share: args.extra_share,
+        });
+    }
     let minutes = |m: f64| Duration::from_secs_f64(m * 60.0);
     let opts = TrainOptions {
         out_dir: args.out,
@@ -232,6 +244,7 @@ mod tests {
 mod dump {
     use super::*;
     use crate::recognizer::augment::Augment;
+    use image::GrayImage;
     use rand::SeedableRng;
 
     /// Writes generated + augmented training crops to $DUMP_DIR for eyeballing:

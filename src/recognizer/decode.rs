@@ -333,7 +333,7 @@ fn greedy(
             break;
         }
         if keep.len() < active.len() {
-            cache.select_rows(&Tensor::new(keep.as_slice(), device)?)?;
+            cache.select_rows(&keep)?;
             active = keep.iter().map(|&r| active[r as usize]).collect();
         }
         last = next;
@@ -464,7 +464,7 @@ fn beam(
         if next_live.is_empty() {
             break;
         }
-        cache.select_rows(&Tensor::new(rows.as_slice(), device)?)?;
+        cache.select_rows(&rows)?;
         last = next_live
             .iter()
             .map(|(_, p)| *p.tokens.last().expect("live hypotheses have a token"))

@@ -83,16 +83,45 @@ struct LineLabel<'a> {
     category: LineCategory,
 }
 
+/// `labels.jsonl` of a line-crop folder (the format `hawiya eval lines` and the
+/// trainer read), written beside the crops.
+pub struct LabelsWriter {
+    out: BufWriter<File>,
+}
+
+impl LabelsWriter {
+    pub fn create(dir: &Path) -> anyhow::Result<LabelsWriter> {
+        let path = dir.join("labels.jsonl");
+        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(LabelsWriter {
+            out: BufWriter::new(file),
+        })
+    }
+
+    pub fn add(&mut self, file: &str, text: &str, category: LineCategory) -> anyhow::Result<()> {
+        serde_json::to_writer(
+            &mut self.out,
+            &LineLabel {
+                file,
+                text,
+                category,
+            },
+        )?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        Ok(self.out.flush()?)
+    }
+}
+
 /// Crops per parallel batch: bounds memory while keeping both cores busy.
 const LINE_BATCH: u64 = 2048;
 
 fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
     let generator = LineGenerator::new(args.seed)?;
-    let labels_path = args.out.join("labels.jsonl");
-    let mut labels = BufWriter::new(
-        File::create(&labels_path)
-            .with_context(|| format!("creating {}", labels_path.display()))?,
-    );
+    let mut labels = LabelsWriter::create(&args.out)?;
     let started = Instant::now();
     let mut done = 0u64;
     let end = args.start + args.n;
@@ -110,20 +139,12 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
             .collect();
         for item in written {
             let (file, text, category) = item?;
-            serde_json::to_writer(
-                &mut labels,
-                &LineLabel {
-                    file: &file,
-                    text: &text,
-                    category,
-                },
-            )?;
-            labels.write_all(b"\n")?;
+            labels.add(&file, &text, category)?;
         }
         done += batch_end - batch_start;
         batch_start = batch_end;
     }
-    labels.flush()?;
+    labels.finish()?;
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "wrote {done} crops to {} in {seconds:.2} s: {:.0} crops/s ({} threads)",
@@ -134,7 +155,7 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write_png(path: &Path, image: &image::GrayImage) -> anyhow::Result<()> {
+pub fn write_png(path: &Path, image: &image::GrayImage) -> anyhow::Result<()> {
     let file =
         BufWriter::new(File::create(path).with_context(|| format!("creating {}", path.display()))?);
     let encoder = PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Sub);

@@ -35,26 +35,42 @@ impl DecoderLayer {
 /// ones growing by one position per decoding step.
 #[derive(Debug, Clone)]
 pub struct DecoderCache {
+    /// Cross-attention keys and values of the memory, one row per crop.
+    crop_cross: Vec<(Tensor, Tensor)>,
+    crop_mask: Tensor,
+    /// The crop each live row reads, and `crop_cross`/`crop_mask` expanded to them.
+    row_crops: Vec<u32>,
     cross: Vec<(Tensor, Tensor)>,
-    past: Vec<Option<(Tensor, Tensor)>>,
     memory_mask: Tensor,
+    past: Vec<Option<(Tensor, Tensor)>>,
     /// Tokens decoded so far (the position of the next one).
     pub len: usize,
 }
 
 impl DecoderCache {
-    /// Keeps (and repeats) the rows `rows` of every cached tensor: beam search uses it
-    /// to follow surviving hypotheses and to expand each crop into its beams.
-    pub fn select_rows(&mut self, rows: &Tensor) -> Result<()> {
-        for (k, v) in &mut self.cross {
-            *k = k.index_select(rows, 0)?;
-            *v = v.index_select(rows, 0)?;
-        }
+    /// Keeps (and repeats) the live rows `rows`: beam search uses it to follow
+    /// surviving hypotheses and to expand each crop into its beams. The memory's
+    /// keys and values depend only on the crop, so they are re-gathered (from the
+    /// per-crop copy, in one step) only when the rows' crops change: between most
+    /// beam steps they do not, and the largest part of the cache stays put.
+    pub fn select_rows(&mut self, rows: &[u32]) -> Result<()> {
+        let device = self.crop_mask.device().clone();
+        let row_tensor = Tensor::new(rows, &device)?;
         for (k, v) in self.past.iter_mut().flatten() {
-            *k = k.index_select(rows, 0)?;
-            *v = v.index_select(rows, 0)?;
+            *k = k.index_select(&row_tensor, 0)?;
+            *v = v.index_select(&row_tensor, 0)?;
         }
-        self.memory_mask = self.memory_mask.index_select(rows, 0)?;
+        let row_crops: Vec<u32> = rows.iter().map(|&r| self.row_crops[r as usize]).collect();
+        if row_crops != self.row_crops {
+            let crops = Tensor::new(row_crops.as_slice(), &device)?;
+            self.cross = self
+                .crop_cross
+                .iter()
+                .map(|(k, v)| Ok((k.index_select(&crops, 0)?, v.index_select(&crops, 0)?)))
+                .collect::<Result<_>>()?;
+            self.memory_mask = self.crop_mask.index_select(&crops, 0)?;
+            self.row_crops = row_crops;
+        }
         Ok(())
     }
 }
@@ -143,14 +159,18 @@ impl Decoder {
         memory_mask: &Tensor,
         kernels: Kernels,
     ) -> Result<DecoderCache> {
+        let cross: Vec<(Tensor, Tensor)> = self
+            .layers
+            .iter()
+            .map(|l| l.cross_attn.keys_values(memory, kernels))
+            .collect::<Result<_>>()?;
         Ok(DecoderCache {
-            cross: self
-                .layers
-                .iter()
-                .map(|l| l.cross_attn.keys_values(memory, kernels))
-                .collect::<Result<_>>()?,
-            past: vec![None; self.layers.len()],
+            crop_cross: cross.clone(),
+            crop_mask: memory_mask.clone(),
+            row_crops: (0..memory.dim(0)? as u32).collect(),
+            cross,
             memory_mask: memory_mask.clone(),
+            past: vec![None; self.layers.len()],
             len: 0,
         })
     }
