@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::bidi::{logical_order, visual_order};
 use super::ctc;
-use super::model::LineModel;
+use super::model::{DecoderCache, LineModel};
 use super::preprocess::ImageBatch;
 use super::vocab::{BOS, EOS, PAD, UNK, Vocab};
 
@@ -100,8 +100,8 @@ impl Reading {
     }
 }
 
-/// A hypothesis under construction.
-#[derive(Debug, Clone)]
+/// A hypothesis under construction (empty by default).
+#[derive(Debug, Clone, Default)]
 struct Partial {
     tokens: Vec<u32>,
     probs: Vec<f32>,
@@ -288,28 +288,15 @@ fn greedy(
     memory: &Tensor,
 ) -> candle_core::Result<Vec<Partial>> {
     let b = batch.token_lengths.len();
-    let device = memory.device();
     let mut cache = model
         .decoder
         .start(memory, &batch.key_mask, model.kernels)?;
-    let mut partials = vec![
-        Partial {
-            tokens: Vec::new(),
-            probs: Vec::new(),
-            log_prob: 0.0
-        };
-        b
-    ];
+    let mut partials = vec![Partial::default(); b];
     // Row r of the running batch decodes crop active[r].
     let mut active: Vec<usize> = (0..b).collect();
     let mut last = vec![BOS; b];
     for position in 0..model.decoder.max_len() {
-        let logits = model.decoder.step(
-            &Tensor::new(last.as_slice(), device)?,
-            &mut cache,
-            model.kernels,
-        )?;
-        let logp = character_log_probs(&logits)?;
+        let logp = step_log_probs(model, &mut cache, &last)?;
         let forced_end = position + 1 == model.decoder.max_len();
         let mut keep = Vec::with_capacity(active.len());
         let mut next = Vec::with_capacity(active.len());
@@ -341,6 +328,15 @@ fn greedy(
     Ok(partials)
 }
 
+/// One decoder step from each row's last token: log-probabilities [rows][vocab].
+fn step_log_probs(
+    model: &LineModel,
+    cache: &mut DecoderCache,
+    last: &[u32],
+) -> candle_core::Result<Vec<Vec<f32>>> {
+    let last = Tensor::new(last, cache.device())?;
+    character_log_probs(&model.decoder.step(&last, cache, model.kernels)?)
+}
 /// Log-probabilities [B, vocab] with the specials the decoder must never emit
 /// (padding, start, unknown) ruled out; EOS stays.
 fn character_log_probs(logits: &Tensor) -> candle_core::Result<Vec<Vec<f32>>> {
@@ -384,32 +380,15 @@ fn beam(
     width: usize,
 ) -> candle_core::Result<Vec<Vec<Partial>>> {
     let b = batch.token_lengths.len();
-    let device = memory.device();
     let mut cache = model
         .decoder
         .start(memory, &batch.key_mask, model.kernels)?;
     let mut finished: Vec<Vec<Partial>> = vec![Vec::new(); b];
     // Live hypotheses: (crop, partial), grouped by crop; row r of the cache is live[r].
-    let mut live: Vec<(usize, Partial)> = (0..b)
-        .map(|i| {
-            (
-                i,
-                Partial {
-                    tokens: Vec::new(),
-                    probs: Vec::new(),
-                    log_prob: 0.0,
-                },
-            )
-        })
-        .collect();
+    let mut live: Vec<(usize, Partial)> = (0..b).map(|i| (i, Partial::default())).collect();
     let mut last = vec![BOS; b];
     for position in 0..model.decoder.max_len() {
-        let logits = model.decoder.step(
-            &Tensor::new(last.as_slice(), device)?,
-            &mut cache,
-            model.kernels,
-        )?;
-        let logp = character_log_probs(&logits)?;
+        let logp = step_log_probs(model, &mut cache, &last)?;
         let forced_end = position + 1 == model.decoder.max_len();
         let mut next_live: Vec<(usize, Partial)> = Vec::new();
         let mut rows: Vec<u32> = Vec::new();
@@ -504,6 +483,15 @@ mod tests {
             .collect()
     }
 
+    /// The batch of the given inputs, in order.
+    fn batch_of<'a>(
+        inputs: impl IntoIterator<Item = &'a LineInput>,
+        model: &LineModel,
+    ) -> ImageBatch {
+        let inputs: Vec<&LineInput> = inputs.into_iter().collect();
+        ImageBatch::new(&inputs, &model.config, &Device::Cpu).unwrap()
+    }
+
     fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
         (a - b)
             .unwrap()
@@ -521,12 +509,7 @@ mod tests {
     fn fused_and_differentiable_kernels_agree() {
         let (slow, fused, _) = models();
         let inputs = inputs(&slow);
-        let batch = ImageBatch::new(
-            &inputs.iter().collect::<Vec<_>>(),
-            &slow.config,
-            &Device::Cpu,
-        )
-        .unwrap();
+        let batch = batch_of(&inputs, &slow);
         let (m_slow, m_fused) = (slow.encode(&batch).unwrap(), fused.encode(&batch).unwrap());
         assert!(max_diff(&m_slow, &m_fused) < 1e-4);
         let tokens = Tensor::new(
@@ -548,17 +531,12 @@ mod tests {
     fn cached_greedy_decoding_matches_the_full_forward_pass() {
         let (_, model, _) = models();
         let inputs = inputs(&model);
-        let batch = ImageBatch::new(
-            &inputs.iter().collect::<Vec<_>>(),
-            &model.config,
-            &Device::Cpu,
-        )
-        .unwrap();
+        let batch = batch_of(&inputs, &model);
         let memory = model.encode(&batch).unwrap();
         let partials = greedy(&model, &batch, &memory).unwrap();
         for (i, p) in partials.iter().enumerate() {
             // Re-score the decoded tokens teacher-forced on this crop alone.
-            let one = ImageBatch::new(&[&inputs[i]], &model.config, &Device::Cpu).unwrap();
+            let one = batch_of([&inputs[i]], &model);
             let mem = model.encode(&one).unwrap();
             let mut input = vec![BOS];
             input.extend(&p.tokens);
@@ -603,12 +581,7 @@ mod tests {
         let all = decode(
             &model,
             &vocab,
-            &ImageBatch::new(
-                &inputs.iter().collect::<Vec<_>>(),
-                &model.config,
-                &Device::Cpu,
-            )
-            .unwrap(),
+            &batch_of(&inputs, &model),
             DecodeOptions::beam(3),
         )
         .unwrap();
@@ -616,7 +589,7 @@ mod tests {
             let alone = decode(
                 &model,
                 &vocab,
-                &ImageBatch::new(&[input], &model.config, &Device::Cpu).unwrap(),
+                &batch_of([input], &model),
                 DecodeOptions::beam(3),
             )
             .unwrap();
@@ -630,12 +603,7 @@ mod tests {
     fn beam_search_ranks_distinct_alternatives_and_width_one_is_greedy() {
         let (_, model, vocab) = models();
         let inputs = inputs(&model);
-        let batch = ImageBatch::new(
-            &inputs.iter().collect::<Vec<_>>(),
-            &model.config,
-            &Device::Cpu,
-        )
-        .unwrap();
+        let batch = batch_of(&inputs, &model);
         let plain = |o: DecodeOptions| DecodeOptions {
             rescore_with_ctc: false,
             ..o
@@ -665,12 +633,7 @@ mod tests {
     fn ctc_rescoring_ranks_decoder_and_ctc_readings_together() {
         let (_, model, vocab) = models();
         let inputs = inputs(&model);
-        let batch = ImageBatch::new(
-            &inputs.iter().collect::<Vec<_>>(),
-            &model.config,
-            &Device::Cpu,
-        )
-        .unwrap();
+        let batch = batch_of(&inputs, &model);
         let plain = decode(
             &model,
             &vocab,

@@ -48,13 +48,17 @@ pub struct DecoderCache {
 }
 
 impl DecoderCache {
+    pub fn device(&self) -> &candle_core::Device {
+        self.crop_mask.device()
+    }
+
     /// Keeps (and repeats) the live rows `rows`: beam search uses it to follow
     /// surviving hypotheses and to expand each crop into its beams. The memory's
     /// keys and values depend only on the crop, so they are re-gathered (from the
     /// per-crop copy, in one step) only when the rows' crops change: between most
     /// beam steps they do not, and the largest part of the cache stays put.
     pub fn select_rows(&mut self, rows: &[u32]) -> Result<()> {
-        let device = self.crop_mask.device().clone();
+        let device = self.device().clone();
         let row_tensor = Tensor::new(rows, &device)?;
         for (k, v) in self.past.iter_mut().flatten() {
             *k = k.index_select(&row_tensor, 0)?;
