@@ -56,7 +56,8 @@ pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>>
         recognizer,
         options: DecodeOptions::beam(BEAM_WIDTH),
     };
-    Ok(Arc::new(Batcher::start(reader, BatcherConfig::default())))
+    let config = BatcherConfig::from_env()?;
+    Ok(Arc::new(Batcher::start(reader, config)))
 }
 
 pub fn run_extract(args: ExtractArgs) -> anyhow::Result<()> {

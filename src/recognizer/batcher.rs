@@ -84,6 +84,52 @@ impl Default for BatcherConfig {
     }
 }
 
+/// Environment variables that override [`BatcherConfig::default`] (read by every
+/// command that runs the pipeline: `serve`, `extract`, `eval docs`).
+pub const BATCH_SIZE_ENV: &str = "HAWIYA_BATCH_SIZE";
+pub const BATCH_WAIT_ENV: &str = "HAWIYA_BATCH_WAIT_MS";
+pub const INFERENCE_THREADS_ENV: &str = "HAWIYA_INFERENCE_THREADS";
+
+/// A batcher setting in the environment that is not a positive whole number.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}={value:?} is not a whole number of at least {min}")]
+pub struct BatcherEnvError {
+    pub name: &'static str,
+    pub value: String,
+    pub min: usize,
+}
+
+impl BatcherConfig {
+    /// The defaults, with `HAWIYA_BATCH_SIZE`, `HAWIYA_BATCH_WAIT_MS` and
+    /// `HAWIYA_INFERENCE_THREADS` applied where set.
+    pub fn from_env() -> Result<BatcherConfig, BatcherEnvError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<BatcherConfig, BatcherEnvError> {
+        let read = |name: &'static str, min: usize, default: usize| match lookup(name) {
+            None => Ok(default),
+            Some(value) => match value.trim().parse::<usize>() {
+                Ok(n) if n >= min => Ok(n),
+                _ => Err(BatcherEnvError { name, value, min }),
+            },
+        };
+        let defaults = BatcherConfig::default();
+        Ok(BatcherConfig {
+            max_batch_size: read(BATCH_SIZE_ENV, 1, defaults.max_batch_size)?,
+            max_wait: Duration::from_millis(read(
+                BATCH_WAIT_ENV,
+                0,
+                defaults.max_wait.as_millis() as usize,
+            )? as u64),
+            threads: read(INFERENCE_THREADS_ENV, 1, defaults.threads)?,
+            ..defaults
+        })
+    }
+}
+
 /// One queued crop.
 struct Job {
     input: LineInput,
@@ -344,6 +390,43 @@ fn pick_batch(pending: &mut Vec<Job>, max: usize, width_ratio: f32) -> Vec<Job> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn environment_overrides_the_defaults_and_bad_values_are_named() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let defaults = BatcherConfig::default();
+        let same = BatcherConfig::from_lookup(env(&[])).unwrap();
+        assert_eq!(
+            (same.max_batch_size, same.max_wait, same.threads),
+            (defaults.max_batch_size, defaults.max_wait, defaults.threads)
+        );
+        let set = BatcherConfig::from_lookup(env(&[
+            (BATCH_SIZE_ENV, "8"),
+            (BATCH_WAIT_ENV, "0"),
+            (INFERENCE_THREADS_ENV, " 2 "),
+        ]))
+        .unwrap();
+        assert_eq!(
+            (set.max_batch_size, set.max_wait, set.threads),
+            (8, Duration::ZERO, 2)
+        );
+        for bad in [
+            &[(INFERENCE_THREADS_ENV, "0")][..],
+            &[(BATCH_SIZE_ENV, "lots")][..],
+            &[(BATCH_WAIT_ENV, "-1")][..],
+        ] {
+            let err = BatcherConfig::from_lookup(env(bad)).unwrap_err();
+            assert_eq!(err.name, bad[0].0);
+            assert!(err.to_string().contains(bad[0].1));
+        }
+    }
     use parking_lot::Mutex;
     use rand::{Rng, SeedableRng};
 
