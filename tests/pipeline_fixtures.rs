@@ -143,3 +143,71 @@ proptest! {
         prop_assert!(diff < 6.0, "{}: mean difference {diff:.1} after {turns} quarter turns", record.file);
     }
 }
+
+/// Stands in for the recognizer: every crop reads as nothing (the blur gate under
+/// test runs before recognition).
+struct NoText;
+
+impl hawiya::pipeline::LineRecognizer for NoText {
+    fn recognize(
+        &self,
+        crops: Vec<GrayImage>,
+    ) -> Result<Vec<LineReading>, hawiya::pipeline::ExtractError> {
+        Ok(crops
+            .iter()
+            .map(|_| LineReading {
+                candidates: Vec::new(),
+            })
+            .collect())
+    }
+
+    fn is_ready(&self) -> bool {
+        true
+    }
+}
+
+fn png_bytes(image: &RgbImage) -> Vec<u8> {
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut bytes, image::ImageFormat::Png).unwrap();
+    bytes.into_inner()
+}
+
+#[test]
+fn sharpness_is_judged_at_the_uploads_resolution() {
+    // A bar between the sharpness of the coarse scan below measured on its 2x warp
+    // (about 25) and at its own resolution (about 250).
+    let pipeline = hawiya::pipeline::Pipeline::new(
+        hawiya::pipeline::PipelineConfig {
+            min_sharpness: 100.0,
+            ..Default::default()
+        },
+        classifier(),
+        std::sync::Arc::new(NoText),
+    );
+    let records = read_truth(&fixtures()).unwrap();
+    let record = records
+        .iter()
+        .find(|r| r.file == "nid-back-scan.jpg")
+        .expect("the NID back scan fixture");
+    let image = image_of(record);
+    // A 150 dpi scan with soft optics: the card, about 500 px wide, is warped up 2x.
+    let coarse = imageops::blur(
+        &imageops::resize(
+            &image,
+            image.width() / 2,
+            image.height() / 2,
+            imageops::FilterType::Triangle,
+        ),
+        1.0,
+    );
+    let (read, trace) = pipeline.run(&png_bytes(&coarse), None);
+    assert!(read.is_ok(), "{:?} at {:?}", read.err(), trace.sharpness);
+    let blurred = imageops::blur(&coarse, 2.0);
+    let (refused, trace) = pipeline.run(&png_bytes(&blurred), None);
+    assert!(
+        matches!(refused, Err(hawiya::pipeline::ExtractError::TooBlurry)),
+        "{:?} at {:?}",
+        refused.map(|e| e.kind),
+        trace.sharpness
+    );
+}

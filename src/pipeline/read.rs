@@ -198,21 +198,27 @@ pub fn cut_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<LineCrop> {
 
 /// Sharpness of a card: variance of the Laplacian over its grey image. Blurred
 /// captures have little high-frequency energy left.
-pub fn sharpness(card: &GrayImage) -> f32 {
+///
+/// `step` is the card's upsampling from the upload (rounded): a card warped up
+/// from a small capture is smooth at the warped scale even when its source is
+/// sharp, so the Laplacian is taken between pixels `step` apart, on a grid of that
+/// pitch: the upload's own resolution.
+pub fn sharpness(card: &GrayImage, step: usize) -> f32 {
+    let step = step.max(1);
     let (w, h) = (card.width() as usize, card.height() as usize);
-    if w < 3 || h < 3 {
+    if w < 2 * step + 1 || h < 2 * step + 1 {
         return 0.0;
     }
     let px = card.as_raw();
     let (mut sum, mut sum_sq, mut n) = (0f64, 0f64, 0f64);
-    for y in 1..h - 1 {
-        for x in 1..w - 1 {
+    for y in (step..h - step).step_by(step) {
+        for x in (step..w - step).step_by(step) {
             let i = y * w + x;
             let lap = 4.0 * f64::from(px[i])
-                - f64::from(px[i - 1])
-                - f64::from(px[i + 1])
-                - f64::from(px[i - w])
-                - f64::from(px[i + w]);
+                - f64::from(px[i - step])
+                - f64::from(px[i + step])
+                - f64::from(px[i - step * w])
+                - f64::from(px[i + step * w]);
             sum += lap;
             sum_sq += lap * lap;
             n += 1.0;
@@ -309,6 +315,23 @@ mod tests {
     fn blur_lowers_sharpness() {
         let card = card_with_lines(&[(0.333, 0.5, 0.95, 0.04), (0.5, 0.4, 0.9, 0.03)]);
         let blurred = imageproc::filter::gaussian_blur_f32(&card, 3.0);
-        assert!(sharpness(&card) > 5.0 * sharpness(&blurred));
+        assert!(sharpness(&card, 1) > 5.0 * sharpness(&blurred, 1));
+    }
+
+    #[test]
+    fn an_upsampled_card_is_judged_at_its_source_resolution() {
+        let card = card_with_lines(&[(0.333, 0.5, 0.95, 0.04), (0.5, 0.4, 0.9, 0.03)]);
+        let small = imageops::resize(&card, 500, 315, imageops::FilterType::Triangle);
+        let up = imageops::resize(&small, 1000, 630, imageops::FilterType::Triangle);
+        let source = sharpness(&small, 1);
+        let (native, warped) = (sharpness(&up, 2), sharpness(&up, 1));
+        assert!(
+            native > 0.4 * source && native > 5.0 * warped,
+            "{source} {native} {warped}"
+        );
+        // Blur at the source still shows.
+        let blurred = imageproc::filter::gaussian_blur_f32(&small, 2.0);
+        let up_blurred = imageops::resize(&blurred, 1000, 630, imageops::FilterType::Triangle);
+        assert!(sharpness(&up_blurred, 2) < 0.3 * source);
     }
 }
