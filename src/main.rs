@@ -27,6 +27,8 @@ enum Command {
 }
 
 fn main() -> anyhow::Result<()> {
+    // SAFETY: first thing in main, before any thread is started.
+    unsafe { hawiya::recognizer::device::fix_cpu_thread_count() };
     match Command::parse() {
         Command::Serve(args) => serve(args),
         Command::Keys(args) => args.run(),

@@ -10,6 +10,27 @@ use candle_core::Device;
 /// evaluation (`hawiya train --device` reads it too).
 pub const DEVICE_ENV: &str = "HAWIYA_DEVICE";
 
+/// Fixes the CPU thread count candle uses for its matrix products, once, at start-up.
+///
+/// Unless `RAYON_NUM_THREADS` is set, candle-core 0.11 asks for the physical core
+/// count on every matrix product, and on Linux that reads and parses
+/// `/proc/cpuinfo`: 8 % of the CPU time of reading a document on this 2-core
+/// machine. Setting the variable to that same count keeps candle's choice and
+/// makes the lookup a string parse. An explicit setting is left alone.
+///
+/// # Safety
+///
+/// Changes the process environment: call it before any other thread starts (first
+/// thing in `main`), as `std::env::set_var` requires.
+pub unsafe fn fix_cpu_thread_count() {
+    const RAYON_THREADS_ENV: &str = "RAYON_NUM_THREADS";
+    if std::env::var_os(RAYON_THREADS_ENV).is_none() {
+        let physical = num_cpus::get_physical().max(1);
+        // SAFETY: the caller guarantees no other thread exists yet.
+        unsafe { std::env::set_var(RAYON_THREADS_ENV, physical.to_string()) };
+    }
+}
+
 /// A requested compute device, before it is opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ComputeDevice {
