@@ -192,11 +192,14 @@ fn warp_channels<const C: usize>(
 }
 
 /// Clamped integer cell and fractions of a source position.
+#[inline]
 fn split(sx: f32, sy: f32, sw: usize, sh: usize) -> (usize, usize, f32, f32) {
     let sx = sx.clamp(0.0, (sw - 1) as f32);
     let sy = sy.clamp(0.0, (sh - 1) as f32);
-    let (x0, y0) = (sx.floor(), sy.floor());
-    (x0 as usize, y0 as usize, sx - x0, sy - y0)
+    // Truncation is the floor of these non-negative values, without libm's floorf
+    // call in the warp's per-pixel loop.
+    let (x0, y0) = (sx as usize, sy as usize);
+    (x0, y0, sx - x0 as f32, sy - y0 as f32)
 }
 
 /// Calls `f(x, y, source_x, source_y)` for every output pixel centre. The
@@ -217,7 +220,8 @@ fn for_each_source_point(
         let mut d = h[6] * u0 + h[7] * v + h[8];
         for x in 0..width {
             // Source pixel centres sit at integer + 0.5.
-            f(x, y, (nx / d - 0.5) as f32, (ny / d - 0.5) as f32);
+            let inv = 1.0 / d;
+            f(x, y, (nx * inv - 0.5) as f32, (ny * inv - 0.5) as f32);
             nx += h[0];
             ny += h[3];
             d += h[6];

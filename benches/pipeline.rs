@@ -1,0 +1,63 @@
+//! Document pipeline stages on the committed NID-front phone photo (1280x960 JPEG,
+//! tests/fixtures/docs), and the whole document with the shipped models.
+//!
+//!     cargo bench --bench pipeline
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use hawiya::pipeline::decode::{DecodeLimits, decode};
+use hawiya::pipeline::locate::{LocateConfig, candidates};
+use hawiya::pipeline::read::{cut_lines, sharpness};
+use hawiya::pipeline::warp::warp_gray;
+use hawiya::pipeline::{CARD_WIDTH, regions};
+use image::imageops;
+
+fn bench(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(root.join("tests/fixtures/docs/nid-front-photo.jpg"))
+        .expect("the NID-front photo fixture");
+    let image = decode(&bytes, &DecodeLimits::default()).unwrap().image;
+    let config = LocateConfig::default();
+    let quad = candidates(&image, &config)[0].quad;
+    let kind = hawiya::domain::DocumentKind::NidFront;
+    let card_height = (CARD_WIDTH as f32 / hawiya::layout::builtin(kind).page.aspect()) as u32;
+    let grey = imageops::grayscale(&image);
+    let card = warp_gray(&grey, &quad, CARD_WIDTH, card_height);
+    let pipeline = hawiya::pipeline::cli::load_pipeline(&root.join("models"))
+        .expect("the shipped models in models/");
+
+    let mut group = c.benchmark_group("pipeline");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(8));
+    group.bench_function("decode", |b| {
+        b.iter(|| decode(black_box(&bytes), &DecodeLimits::default()).unwrap())
+    });
+    group.bench_function("locate", |b| {
+        b.iter(|| candidates(black_box(&image), &config))
+    });
+    group.bench_function("rectify (grey + warp + sharpness)", |b| {
+        b.iter(|| {
+            let card = warp_gray(
+                &imageops::grayscale(black_box(&image)),
+                &quad,
+                CARD_WIDTH,
+                card_height,
+            );
+            sharpness(&card, 2)
+        })
+    });
+    group.bench_function("cut lines", |b| {
+        b.iter(|| cut_lines(black_box(&card), &regions(kind)))
+    });
+    group.bench_function("whole document, shipped models", |b| {
+        b.iter(|| pipeline.run(black_box(&bytes), None).0.unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
