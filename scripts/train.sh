@@ -7,10 +7,10 @@
 #   scripts/train.sh --minutes 90    # any `hawiya train` option passes through
 #
 # About a third of the crops are the pipeline's own: documents rendered by the
-# generator (seeds 11 to 13, never used for evaluation), rectified with their true
+# generator (seeds 11 to 14, never used for evaluation), rectified with their true
 # outline and cut by the line finder (`hawiya eval docs --export-lines`), so the
 # model sees the blur and resampling of rectified phone photos. They are made once,
-# under runs/pipeline-crops (about 25,000 crops, 7 minutes on two cores); set
+# under runs/pipeline-crops (about 37,500 crops, 8 minutes on two cores); set
 # PIPELINE_CROPS=0 to train on generated crops alone.
 #
 # One compute thread: on two shared cores, candle's multi-threaded kernels were 3x
@@ -24,7 +24,7 @@ extra=()
 if [ "${PIPELINE_CROPS:-1}" != 0 ]; then
     crops=runs/pipeline-crops
     # name seed capture count
-    sets=("photo 12 photo 1500" "scan 13 scan 500" "mixed 11 mixed 700")
+    sets=("photo 12 photo 1500" "photo14 14 photo 1500" "scan 13 scan 500" "mixed 11 mixed 700")
     for set in "${sets[@]}"; do
         read -r name seed capture n <<<"$set"
         if [ ! -f "$crops/lines-$name/labels.jsonl" ]; then
