@@ -55,6 +55,17 @@ pub struct DocsArgs {
     pub export_lines: Option<PathBuf>,
 }
 
+impl DocsArgs {
+    /// The truth records of `dir`, at most `limit` of them.
+    fn records(&self) -> anyhow::Result<Vec<TruthRecord>> {
+        let mut records = read_truth(&self.dir)?;
+        if let Some(limit) = self.limit {
+            records.truncate(limit);
+        }
+        Ok(records)
+    }
+}
+
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct FieldScore {
     pub count: usize,
@@ -237,10 +248,7 @@ fn rate(hits: usize, count: usize) -> f64 {
 }
 
 pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
-    let mut records = read_truth(&args.dir)?;
-    if let Some(limit) = args.limit {
-        records.truncate(limit);
-    }
+    let records = args.records()?;
     let outcomes: Vec<(TruthRecord, Outcome)> = if args.geometry_only {
         let classifier = Classifier::load(&args.models.join("classifier.json"))?;
         records
@@ -453,10 +461,7 @@ fn line_finding(dir: &std::path::Path, record: &TruthRecord) -> anyhow::Result<L
 /// `--export-lines`: the crops of every document (true outline and kind) that
 /// cover a printed line, labelled with its text, as a `synth --lines` folder.
 fn export_lines(args: &DocsArgs, out: &std::path::Path) -> anyhow::Result<()> {
-    let mut records = read_truth(&args.dir)?;
-    if let Some(limit) = args.limit {
-        records.truncate(limit);
-    }
+    let records = args.records()?;
     std::fs::create_dir_all(out)?;
     let mut labels = LabelsWriter::create(out)?;
     let mut written = 0usize;
@@ -494,10 +499,7 @@ fn export_lines(args: &DocsArgs, out: &std::path::Path) -> anyhow::Result<()> {
 
 /// `--line-finding`: found/printed per kind and per field.
 fn run_line_finding(args: &DocsArgs) -> anyhow::Result<()> {
-    let mut records = read_truth(&args.dir)?;
-    if let Some(limit) = args.limit {
-        records.truncate(limit);
-    }
+    let records = args.records()?;
     let mut by_kind: BTreeMap<String, LineTally> = BTreeMap::new();
     for record in &records {
         let tally = line_finding(&args.dir, record)?;

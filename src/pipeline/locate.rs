@@ -50,7 +50,7 @@ impl Default for LocateConfig {
     }
 }
 
-/// Edge threshold (see [`edge_threshold`]) above which the image is taken as
+/// Edge threshold (see [`surface_edge_threshold`]) above which the image is taken as
 /// noisy and its gradient computed on the averaged working copy.
 const NOISY_THRESHOLD: f32 = 12.0;
 /// Best outline score under which a noisy image is searched again, smoothed.
@@ -101,7 +101,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     // In a noisy photo the maxima of full-resolution noise drown a soft outline;
     // averaging the image down first removes most of that noise, at some cost in
     // precision, so it is the fallback when no outline is clearly backed.
-    if edge_threshold(&field) > NOISY_THRESHOLD
+    if field.threshold > NOISY_THRESHOLD
         && found
             .first()
             .is_none_or(|(_, score)| *score < NOISY_FALLBACK_SCORE)
@@ -538,7 +538,7 @@ fn aspect_error(quad: &Quad, config: &LocateConfig) -> f32 {
 /// quad is sometimes one of those on one side; a shadow outside a card, in
 /// contrast, would make its shape worse and is not taken.
 fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
-    let threshold = edge_threshold(field);
+    let threshold = field.threshold;
     let mut quad = quad;
     for i in 0..4 {
         let c = quad.corners;
@@ -648,7 +648,7 @@ struct GradientField {
     gx: Vec<f32>,
     gy: Vec<f32>,
     mag: Vec<f32>,
-    /// See [`surface_edge_threshold`].
+    /// See [`surface_edge_threshold`]; computed once, as every scored quad asks.
     threshold: f32,
 }
 
@@ -757,7 +757,7 @@ fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
     let diag = ((w * w + h * h) as f32).sqrt().ceil() as usize;
     let rho_bins = 2 * diag + 1;
     let mut acc = vec![0f32; THETA_BINS * rho_bins];
-    let threshold = edge_threshold(field);
+    let threshold = field.threshold;
     let trig: Vec<(f32, f32)> = (0..THETA_BINS)
         .map(|t| (t as f32 * std::f32::consts::PI / THETA_BINS as f32).sin_cos())
         .collect();
@@ -868,7 +868,7 @@ fn candidate_lines(field: &GradientField) -> Vec<Line> {
         .into_iter()
         .filter(|line| !hugs_border(line))
         .collect();
-    let threshold = edge_threshold(field);
+    let threshold = field.threshold;
     let shortest = 0.2 * field.width.min(field.height) as f32;
     let mut by_length: Vec<(f32, usize)> = pool
         .iter()
@@ -927,11 +927,6 @@ fn longest_run(field: &GradientField, line: &Line, threshold: f32) -> f32 {
         }
     }
     best as f32
-}
-
-/// The field's edge threshold, computed once: every scored quad asks for it.
-fn edge_threshold(field: &GradientField) -> f32 {
-    field.threshold
 }
 
 /// Gradient magnitude that counts as an edge: well above the noise and texture
@@ -1092,7 +1087,7 @@ fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Opti
             return None;
         }
     }
-    let threshold = edge_threshold(field);
+    let threshold = field.threshold;
     // A side is as good as its worst third: a line that runs on past the card
     // (a shadow, the scanner's lid) backs the middle of a side that is too long,
     // not its ends.
@@ -1175,7 +1170,7 @@ fn side_support_parts<const N: usize>(
 /// Nudges each side (offset ±3 px, angle ±2°) to the placement with the most
 /// edge support, then rebuilds the corners from the four refined lines.
 fn refine(field: &GradientField, quad: Quad) -> Quad {
-    let threshold = edge_threshold(field);
+    let threshold = field.threshold;
     let c = quad.corners;
     let mut sides: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
     for side in sides.iter_mut() {
