@@ -14,6 +14,10 @@ use image::{RgbImage, imageops};
 
 use super::warp::{Point, Quad};
 
+mod region;
+
+use region::surface_region;
+
 /// Tuning of the locator; the defaults were chosen on generator output.
 #[derive(Debug, Clone)]
 pub struct LocateConfig {
@@ -114,15 +118,17 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     }
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
-    if let Some(quad) = region_quad(&colour, config) {
-        let refined = refine(&field, quad);
+    if let Some(region) = surface_region(&colour, config) {
+        let refined = refine(&field, region.quad);
         let score = score_quad(&field, &refined, config).unwrap_or(0.0);
         let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
-        // First when its edges are partly backed and it is not much smaller than
-        // the edge search's best outline.
-        let first = found
-            .first()
-            .is_none_or(|best| score >= 0.3 && rank(&(refined, score)) >= 0.8 * rank(best));
+        // First on a scanner (where a faint card loses the edge search to the
+        // holder's photo or the page), or when its edges are partly backed and it
+        // is not much smaller than the edge search's best outline.
+        let first = region.on_scanner_surface()
+            || found
+                .first()
+                .is_none_or(|best| score >= 0.3 && rank(&(refined, score)) >= 0.8 * rank(best));
         found.insert(if first { 0 } else { found.len().min(1) }, (refined, score));
     }
     // An image cropped to the card shows no outline, only the card's inner
@@ -162,178 +168,6 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         });
     }
     located
-}
-
-/// The document as the region that differs from the surface around it.
-///
-/// The surface colour is read from the image border; pixels far from it are the
-/// document (or its shadow), and so is everything they enclose, found by flooding
-/// the surface in from the border. The largest such region, if it is solid and
-/// has a document's shape, gives the outline.
-fn region_quad(image: &RgbImage, config: &LocateConfig) -> Option<Quad> {
-    let (w, h) = (image.width() as usize, image.height() as usize);
-    let px = image.as_raw();
-    let band = ((w.min(h) as f32 * 0.02) as usize).max(2);
-    let mut border: Vec<[u8; 3]> = Vec::new();
-    for y in 0..h {
-        for x in 0..w {
-            if x < band || y < band || x >= w - band || y >= h - band {
-                let i = (y * w + x) * 3;
-                border.push([px[i], px[i + 1], px[i + 2]]);
-            }
-        }
-    }
-    let median = |c: usize| {
-        let mut values: Vec<u8> = border.iter().map(|p| p[c]).collect();
-        let mid = values.len() / 2;
-        *values.select_nth_unstable(mid).1
-    };
-    let surface = [median(0), median(1), median(2)];
-    let distance = |p: [u8; 3]| {
-        (0..3)
-            .map(|c| (i32::from(p[c]) - i32::from(surface[c])).abs())
-            .max()
-            .unwrap_or(0)
-    };
-    let mut spread: Vec<i32> = border.iter().map(|p| distance(*p)).collect();
-    let at = spread.len() * 9 / 10;
-    let noise = *spread.select_nth_unstable(at).1;
-    // A textured or uneven surface leaves no clean margin to separate from.
-    if noise > 40 {
-        return None;
-    }
-    let threshold = (noise + 6).max(10);
-    let mut foreground: Vec<bool> = (0..w * h)
-        .map(|i| distance([px[i * 3], px[i * 3 + 1], px[i * 3 + 2]]) > threshold)
-        .collect();
-    // Close one-pixel gaps in a faint outline before flooding.
-    let mut closed = foreground.clone();
-    for y in 1..h - 1 {
-        for x in 1..w - 1 {
-            if !foreground[y * w + x] {
-                let neighbours = [
-                    y * w + x - 1,
-                    y * w + x + 1,
-                    (y - 1) * w + x,
-                    (y + 1) * w + x,
-                ];
-                closed[y * w + x] = neighbours.iter().filter(|&&n| foreground[n]).count() >= 2;
-            }
-        }
-    }
-    foreground = closed;
-    // Flood the surface from the border; what it cannot reach is document.
-    let mut surface_mask = vec![false; w * h];
-    let mut stack: Vec<usize> = (0..w * h)
-        .filter(|&i| {
-            let (x, y) = (i % w, i / w);
-            (x == 0 || y == 0 || x == w - 1 || y == h - 1) && !foreground[i]
-        })
-        .collect();
-    for &i in &stack {
-        surface_mask[i] = true;
-    }
-    while let Some(i) = stack.pop() {
-        let (x, y) = (i % w, i / w);
-        let mut visit = |n: usize| {
-            if !surface_mask[n] && !foreground[n] {
-                surface_mask[n] = true;
-                stack.push(n);
-            }
-        };
-        if x > 0 {
-            visit(i - 1);
-        }
-        if x + 1 < w {
-            visit(i + 1);
-        }
-        if y > 0 {
-            visit(i - w);
-        }
-        if y + 1 < h {
-            visit(i + w);
-        }
-    }
-    // Largest connected region of non-surface pixels.
-    let mut label = vec![0u32; w * h];
-    let mut best: (usize, u32) = (0, 0);
-    let mut next = 1u32;
-    for start in 0..w * h {
-        if surface_mask[start] || label[start] != 0 {
-            continue;
-        }
-        let mut size = 0;
-        let mut stack = vec![start];
-        label[start] = next;
-        while let Some(i) = stack.pop() {
-            size += 1;
-            let (x, y) = (i % w, i / w);
-            for (ok, n) in [
-                (x > 0, i.wrapping_sub(1)),
-                (x + 1 < w, i + 1),
-                (y > 0, i.wrapping_sub(w)),
-                (y + 1 < h, i + w),
-            ] {
-                if ok && !surface_mask[n] && label[n] == 0 {
-                    label[n] = next;
-                    stack.push(n);
-                }
-            }
-        }
-        if size > best.0 {
-            best = (size, next);
-        }
-        next += 1;
-    }
-    let (size, id) = best;
-    if (size as f32) < config.min_area_fraction * (w * h) as f32 {
-        return None;
-    }
-    // Row extremes are enough for the convex hull.
-    let mut points = Vec::new();
-    for y in 0..h {
-        let row = &label[y * w..(y + 1) * w];
-        if let (Some(x0), Some(x1)) = (
-            row.iter().position(|&l| l == id),
-            row.iter().rposition(|&l| l == id),
-        ) {
-            points.push(imageproc::point::Point::new(x0 as i32, y as i32));
-            points.push(imageproc::point::Point::new(x1 as i32 + 1, y as i32));
-        }
-    }
-    let hull = imageproc::geometry::convex_hull(points);
-    let quad = quad_of_hull(&hull)?;
-    // A document region fills its outline; a region that does not (two objects,
-    // a shadow wedge, a leak into the surface) is no outline.
-    if (size as f32) < 0.88 * quad.area()
-        || score_shape(&quad, w as f32, h as f32, config).is_none()
-    {
-        return None;
-    }
-    Some(quad)
-}
-
-/// The four hull points spanning the largest quadrilateral: the hull simplified
-/// with a growing tolerance until four vertices remain.
-fn quad_of_hull(hull: &[imageproc::point::Point<i32>]) -> Option<Quad> {
-    if hull.len() < 4 {
-        return None;
-    }
-    let perimeter = imageproc::geometry::arc_length(hull, true);
-    let mut epsilon = 0.01 * perimeter;
-    for _ in 0..30 {
-        let simplified = imageproc::geometry::approximate_polygon_dp(hull, epsilon, true);
-        match simplified.len() {
-            4 => {
-                let corners = [0, 1, 2, 3]
-                    .map(|i| Point::new(simplified[i].x as f32, simplified[i].y as f32));
-                return Some(Quad { corners });
-            }
-            n if n < 4 => return None,
-            _ => epsilon *= 1.25,
-        }
-    }
-    None
 }
 
 /// Sharpens an outline found at low resolution on the full-resolution image: along

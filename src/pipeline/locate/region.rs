@@ -1,0 +1,401 @@
+//! The document as the region that stands out from a plain surface.
+//!
+//! On a scanner's glass or a plain table the surface has one colour, read from the
+//! image border, and a card differs from it: by its tint, its print, or at least
+//! the thin light rim and shadow of its edge. That holds where the outline is too
+//! faint for the edge search (a pale card on white paper), and, unlike flooding
+//! the surface in from the border, it does not need the outline to be closed: the
+//! card's pixels, grown by one to join its speckles, form one connected region
+//! whose convex hull is the card's outline.
+
+use image::RgbImage;
+use imageproc::point::Point as PixelPoint;
+
+use super::{LocateConfig, score_shape};
+use crate::pipeline::warp::{Point, Quad};
+
+/// Width of the border strips the surface is read from, as a share of the short side.
+const BORDER_BAND: f32 = 0.02;
+/// Spread of the surface's colour (see [`Foreground::of`]) above which it is not
+/// plain: a textured table, a busy background.
+const MAX_SURFACE_NOISE: i32 = 40;
+/// Regions tried, largest first (a lid's shadow along the border may be larger
+/// than the card).
+const REGIONS_TRIED: usize = 3;
+/// Smallest region looked at, as a share of the image.
+const MIN_REGION_FRACTION: f32 = 0.01;
+/// A region whose hull exceeds its largest inscribed quadrilateral by more than
+/// this is not four-sided (two objects touching, a shadow wedge).
+const MAX_HULL_EXCESS: f32 = 1.12;
+/// Share of each side's middle that must run along pixels of the region: a hull
+/// side that bridges a gap (between two objects) runs over the surface.
+const MIN_SIDE_COVER: f32 = 0.5;
+/// Hull points kept for the search of the largest inscribed quadrilateral.
+const MAX_HULL_POINTS: usize = 24;
+/// Surface noise up to which the surface is a scanner's: a region found on it is
+/// the document, whatever the edge search prefers. Photos' tables measure 4 to 40,
+/// and a region there can take in a stripe of the table.
+const SCANNER_SURFACE_NOISE: i32 = 7;
+
+/// A document-shaped region and how plain the surface around it is.
+pub(super) struct SurfaceRegion {
+    pub quad: Quad,
+    surface_noise: i32,
+}
+
+impl SurfaceRegion {
+    /// On a scanner's glass, or a surface as plain.
+    pub fn on_scanner_surface(&self) -> bool {
+        self.surface_noise <= SCANNER_SURFACE_NOISE
+    }
+}
+
+/// The largest region that stands out from the image's surface and has a
+/// document's shape, its outline in the image's pixel coordinates; `None` when the
+/// surface is not plain or no region qualifies.
+pub(super) fn surface_region(image: &RgbImage, config: &LocateConfig) -> Option<SurfaceRegion> {
+    let foreground = Foreground::of(image)?;
+    let (w, h) = (foreground.width, foreground.height);
+    let image_area = (w * h) as f32;
+    let regions = foreground.grown().regions();
+    for region in regions.iter().take(REGIONS_TRIED) {
+        if (region.size as f32) < MIN_REGION_FRACTION * image_area {
+            break;
+        }
+        let hull = imageproc::geometry::convex_hull(region.extremes.clone());
+        let hull_area = polygon_area(&hull);
+        if hull_area < config.min_area_fraction * image_area {
+            continue;
+        }
+        let Some(quad) = largest_inscribed_quad(&hull) else {
+            continue;
+        };
+        if hull_area > MAX_HULL_EXCESS * quad.area()
+            || score_shape(&quad, w as f32, h as f32, config).is_none()
+        {
+            continue;
+        }
+        let covered = (0..4).all(|i| {
+            foreground.cover(quad.corners[i], quad.corners[(i + 1) % 4]) >= MIN_SIDE_COVER
+        });
+        if covered {
+            return Some(SurfaceRegion {
+                quad,
+                surface_noise: foreground.noise,
+            });
+        }
+    }
+    None
+}
+
+/// Pixels whose colour differs from the surface's.
+struct Foreground {
+    width: usize,
+    height: usize,
+    on: Vec<bool>,
+    /// The surface's spread, in grey levels.
+    noise: i32,
+}
+
+impl Foreground {
+    /// The surface colour is the median of the border strips; a pixel is
+    /// foreground when some channel is further from it than the surface's own
+    /// spread. The spread is taken per strip (its 90th percentile) and the second
+    /// smallest of the four kept: a scanner lid's shadow or a card touching the
+    /// border spoils one or two strips, not the surface.
+    fn of(image: &RgbImage) -> Option<Foreground> {
+        let (width, height) = (image.width() as usize, image.height() as usize);
+        if width < 8 || height < 8 {
+            return None;
+        }
+        let band = ((width.min(height) as f32 * BORDER_BAND) as usize).max(2);
+        let pixel = |x: usize, y: usize| image.get_pixel(x as u32, y as u32).0;
+        let strips: [Vec<[u8; 3]>; 4] = [
+            (0..band)
+                .flat_map(|y| (0..width).map(move |x| (x, y)))
+                .map(|(x, y)| pixel(x, y))
+                .collect(),
+            (height - band..height)
+                .flat_map(|y| (0..width).map(move |x| (x, y)))
+                .map(|(x, y)| pixel(x, y))
+                .collect(),
+            (0..height)
+                .flat_map(|y| (0..band).map(move |x| (x, y)))
+                .map(|(x, y)| pixel(x, y))
+                .collect(),
+            (0..height)
+                .flat_map(|y| (width - band..width).map(move |x| (x, y)))
+                .map(|(x, y)| pixel(x, y))
+                .collect(),
+        ];
+        let border: Vec<[u8; 3]> = strips.concat();
+        let surface = [0, 1, 2].map(|c| {
+            let mut values: Vec<u8> = border.iter().map(|p| p[c]).collect();
+            let mid = values.len() / 2;
+            *values.select_nth_unstable(mid).1
+        });
+        let distance = |p: [u8; 3]| {
+            (0..3)
+                .map(|c| (i32::from(p[c]) - i32::from(surface[c])).abs())
+                .max()
+                .unwrap_or(0)
+        };
+        let mut spreads = strips.map(|strip| {
+            let mut d: Vec<i32> = strip.iter().map(|&p| distance(p)).collect();
+            let at = d.len() * 9 / 10;
+            *d.select_nth_unstable(at).1
+        });
+        spreads.sort_unstable();
+        let noise = spreads[1];
+        if noise > MAX_SURFACE_NOISE {
+            return None;
+        }
+        let threshold = (noise + 6).max(10);
+        let on = image.pixels().map(|p| distance(p.0) > threshold).collect();
+        Some(Foreground {
+            width,
+            height,
+            on,
+            noise,
+        })
+    }
+
+    /// Dilated by one pixel (3x3), joining the speckles of a pale card's print.
+    fn grown(&self) -> Foreground {
+        let (w, h) = (self.width, self.height);
+        let on = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                (y.saturating_sub(1)..(y + 2).min(h))
+                    .any(|yy| (x.saturating_sub(1)..(x + 2).min(w)).any(|xx| self.on[yy * w + xx]))
+            })
+            .collect();
+        Foreground { on, ..*self }
+    }
+
+    /// Connected regions (8-neighbourhood), largest first.
+    fn regions(&self) -> Vec<Region> {
+        let (w, h) = (self.width, self.height);
+        let mut label = vec![0u32; w * h];
+        let mut sizes = Vec::new();
+        let mut stack = Vec::new();
+        for start in 0..w * h {
+            if !self.on[start] || label[start] != 0 {
+                continue;
+            }
+            let id = sizes.len() as u32 + 1;
+            let mut size = 0;
+            label[start] = id;
+            stack.push(start);
+            while let Some(i) = stack.pop() {
+                size += 1;
+                let (x, y) = (i % w, i / w);
+                for yy in y.saturating_sub(1)..(y + 2).min(h) {
+                    for xx in x.saturating_sub(1)..(x + 2).min(w) {
+                        let n = yy * w + xx;
+                        if self.on[n] && label[n] == 0 {
+                            label[n] = id;
+                            stack.push(n);
+                        }
+                    }
+                }
+            }
+            sizes.push(size);
+        }
+        let mut order: Vec<usize> = (0..sizes.len()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(sizes[k]));
+        order.truncate(REGIONS_TRIED);
+        order
+            .into_iter()
+            .map(|k| {
+                let id = k as u32 + 1;
+                // Row extremes are enough for the convex hull.
+                let extremes = (0..h)
+                    .flat_map(|y| {
+                        let row = &label[y * w..(y + 1) * w];
+                        let first = row.iter().position(|&l| l == id);
+                        let last = row.iter().rposition(|&l| l == id);
+                        first
+                            .zip(last)
+                            .map(|(x0, x1)| {
+                                [
+                                    PixelPoint::new(x0 as i32, y as i32),
+                                    PixelPoint::new(x1 as i32, y as i32),
+                                ]
+                            })
+                            .into_iter()
+                            .flatten()
+                    })
+                    .collect();
+                Region {
+                    size: sizes[k],
+                    extremes,
+                }
+            })
+            .collect()
+    }
+
+    /// Share of the points along the middle of `a → b` (10 % to 90 %, clear of
+    /// rounded corners) with a foreground pixel within two pixels.
+    fn cover(&self, a: Point, b: Point) -> f32 {
+        const SAMPLES: usize = 40;
+        let (w, h) = (self.width as i32, self.height as i32);
+        let hits = (0..SAMPLES)
+            .filter(|&k| {
+                let t = 0.1 + 0.8 * k as f32 / (SAMPLES - 1) as f32;
+                let (x, y) = (
+                    (a.x + (b.x - a.x) * t).round() as i32,
+                    (a.y + (b.y - a.y) * t).round() as i32,
+                );
+                (y - 2..=y + 2).any(|yy| {
+                    (x - 2..=x + 2).any(|xx| {
+                        xx >= 0 && yy >= 0 && xx < w && yy < h && self.on[(yy * w + xx) as usize]
+                    })
+                })
+            })
+            .count();
+        hits as f32 / SAMPLES as f32
+    }
+}
+
+/// A connected foreground region: its pixel count and the first and last pixel of
+/// each of its rows.
+struct Region {
+    size: usize,
+    extremes: Vec<PixelPoint<i32>>,
+}
+
+fn polygon_area(points: &[PixelPoint<i32>]) -> f32 {
+    let n = points.len();
+    let twice: i64 = (0..n)
+        .map(|i| {
+            let (a, b) = (points[i], points[(i + 1) % n]);
+            i64::from(a.x) * i64::from(b.y) - i64::from(b.x) * i64::from(a.y)
+        })
+        .sum();
+    twice.unsigned_abs() as f32 / 2.0
+}
+
+/// The four hull points spanning the largest quadrilateral. A card's rounded
+/// corners put these just inside the true corners; the sides are fitted later.
+/// The hull is first thinned (Douglas-Peucker with a growing tolerance) so the
+/// exhaustive search stays small.
+fn largest_inscribed_quad(hull: &[PixelPoint<i32>]) -> Option<Quad> {
+    let mut points = hull.to_vec();
+    let mut epsilon = 0.5;
+    while points.len() > MAX_HULL_POINTS {
+        points = imageproc::geometry::approximate_polygon_dp(hull, epsilon, true);
+        epsilon *= 1.3;
+    }
+    let n = points.len();
+    if n < 4 {
+        return None;
+    }
+    let p: Vec<Point> = points
+        .iter()
+        .map(|q| Point::new(q.x as f32, q.y as f32))
+        .collect();
+    let triangle = |a: Point, b: Point, c: Point| {
+        ((b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y)).abs() / 2.0
+    };
+    let mut best: Option<(f32, [usize; 4])> = None;
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                for l in k + 1..n {
+                    // Convex and in hull order, so two triangles across i-k.
+                    let area = triangle(p[i], p[j], p[k]) + triangle(p[i], p[k], p[l]);
+                    if best.is_none_or(|(b, _)| area > b) {
+                        best = Some((area, [i, j, k, l]));
+                    }
+                }
+            }
+        }
+    }
+    best.map(|(_, idx)| Quad {
+        corners: idx.map(|i| p[i]),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use image::Rgb;
+
+    use super::*;
+
+    /// A pale card (a shade off the paper) with a faint rim that has gaps, on
+    /// paper with a dark lid shadow along one border.
+    fn pale_card_scan() -> (RgbImage, [Point; 4]) {
+        let (w, h) = (480u32, 340u32);
+        let truth = [
+            Point::new(80.0, 60.0),
+            Point::new(400.0, 70.0),
+            Point::new(395.0, 270.0),
+            Point::new(75.0, 262.0),
+        ];
+        let inside = |x: f32, y: f32| {
+            (0..4).all(|i| {
+                let (a, b) = (truth[i], truth[(i + 1) % 4]);
+                (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x) >= 0.0
+            })
+        };
+        let image = RgbImage::from_fn(w, h, |x, y| {
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            if x < 12 {
+                // The lid's shadow.
+                return Rgb([170, 170, 168]);
+            }
+            if inside(fx, fy) {
+                // Speckled print: every third pixel of a diagonal pattern differs.
+                if (x + 2 * y) % 3 == 0 {
+                    Rgb([236, 232, 214])
+                } else {
+                    Rgb([228, 228, 226])
+                }
+            } else {
+                Rgb([226, 226, 226])
+            }
+        });
+        (image, truth)
+    }
+
+    #[test]
+    fn finds_a_pale_card_beside_a_lid_shadow() {
+        let (image, truth) = pale_card_scan();
+        let quad = surface_region(&image, &LocateConfig::default())
+            .expect("region found")
+            .quad;
+        for corner in truth {
+            let nearest = quad
+                .corners
+                .iter()
+                .map(|c| c.distance(corner))
+                .fold(f32::INFINITY, f32::min);
+            assert!(nearest < 4.0, "corner {corner:?} missed: {quad:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_a_textured_surface() {
+        let image = RgbImage::from_fn(300, 200, |x, y| {
+            let v = if (x / 3 + y / 3) % 2 == 0 { 40 } else { 220 };
+            Rgb([v, v, v])
+        });
+        assert!(surface_region(&image, &LocateConfig::default()).is_none());
+    }
+
+    #[test]
+    fn refuses_two_overlapping_cards() {
+        // One region, but no quadrilateral: its hull is a hexagon.
+        let image = RgbImage::from_fn(480, 300, |x, y| {
+            let in_card = (40..220).contains(&x) && (60..180).contains(&y)
+                || (200..440).contains(&x) && (120..240).contains(&y);
+            if in_card {
+                Rgb([250, 240, 200])
+            } else {
+                Rgb([120, 120, 120])
+            }
+        });
+        assert!(surface_region(&image, &LocateConfig::default()).is_none());
+    }
+}
