@@ -32,6 +32,8 @@ const MAX_HULL_EXCESS: f32 = 1.12;
 const MIN_SIDE_COVER: f32 = 0.5;
 /// Hull points kept for the search of the largest inscribed quadrilateral.
 const MAX_HULL_POINTS: usize = 24;
+/// Raises of the foreground threshold over the first (see [`surface_region`]).
+const THRESHOLD_STEPS: [i32; 4] = [0, 10, 20, 35];
 /// Surface noise up to which the surface is a scanner's: a region found on it is
 /// the document, whatever the edge search prefers. Photos' tables measure 4 to 40,
 /// and a region there can take in a stripe of the table.
@@ -54,7 +56,23 @@ impl SurfaceRegion {
 /// document's shape, its outline in the image's pixel coordinates; `None` when the
 /// surface is not plain or no region qualifies.
 pub(super) fn surface_region(image: &RgbImage, config: &LocateConfig) -> Option<SurfaceRegion> {
-    let foreground = Foreground::of(image)?;
+    let surface = SurfaceDistance::of(image)?;
+    // Uneven light (a lamp's spot, a shadow) lifts part of a photo's surface off
+    // its border colour and joins it to the card; stricter thresholds drop it
+    // while a card of another colour stays.
+    THRESHOLD_STEPS.iter().find_map(|step| {
+        let foreground = surface.foreground(surface.threshold() + step);
+        let quad = document_quad(&foreground, config)?;
+        Some(SurfaceRegion {
+            quad,
+            surface_noise: surface.noise,
+        })
+    })
+}
+
+/// The outline of the first of the largest regions that is four-sided and has a
+/// document's shape.
+fn document_quad(foreground: &Foreground, config: &LocateConfig) -> Option<Quad> {
     let (w, h) = (foreground.width, foreground.height);
     let image_area = (w * h) as f32;
     let regions = foreground.grown().regions();
@@ -79,31 +97,27 @@ pub(super) fn surface_region(image: &RgbImage, config: &LocateConfig) -> Option<
             foreground.cover(quad.corners[i], quad.corners[(i + 1) % 4]) >= MIN_SIDE_COVER
         });
         if covered {
-            return Some(SurfaceRegion {
-                quad,
-                surface_noise: foreground.noise,
-            });
+            return Some(quad);
         }
     }
     None
 }
 
-/// Pixels whose colour differs from the surface's.
-struct Foreground {
+/// Each pixel's distance from the surface colour (largest channel difference).
+struct SurfaceDistance {
     width: usize,
     height: usize,
-    on: Vec<bool>,
-    /// The surface's spread, in grey levels.
+    distance: Vec<u8>,
+    /// The surface's own spread, in grey levels.
     noise: i32,
 }
 
-impl Foreground {
-    /// The surface colour is the median of the border strips; a pixel is
-    /// foreground when some channel is further from it than the surface's own
-    /// spread. The spread is taken per strip (its 90th percentile) and the second
-    /// smallest of the four kept: a scanner lid's shadow or a card touching the
-    /// border spoils one or two strips, not the surface.
-    fn of(image: &RgbImage) -> Option<Foreground> {
+impl SurfaceDistance {
+    /// The surface colour is the median of the border strips. Its spread is taken
+    /// per strip (the 90th percentile of distances) and the second smallest of the
+    /// four kept: a scanner lid's shadow or a card touching the border spoils one
+    /// or two strips, not the surface.
+    fn of(image: &RgbImage) -> Option<SurfaceDistance> {
         let (width, height) = (image.width() as usize, image.height() as usize);
         if width < 8 || height < 8 {
             return None;
@@ -150,16 +164,41 @@ impl Foreground {
         if noise > MAX_SURFACE_NOISE {
             return None;
         }
-        let threshold = (noise + 6).max(10);
-        let on = image.pixels().map(|p| distance(p.0) > threshold).collect();
-        Some(Foreground {
+        let distance = image.pixels().map(|p| distance(p.0) as u8).collect();
+        Some(SurfaceDistance {
             width,
             height,
-            on,
+            distance,
             noise,
         })
     }
 
+    /// The first threshold tried: just above the surface's spread.
+    fn threshold(&self) -> i32 {
+        (self.noise + 6).max(10)
+    }
+
+    fn foreground(&self, threshold: i32) -> Foreground {
+        Foreground {
+            width: self.width,
+            height: self.height,
+            on: self
+                .distance
+                .iter()
+                .map(|&d| i32::from(d) > threshold)
+                .collect(),
+        }
+    }
+}
+
+/// Pixels whose colour differs from the surface's.
+struct Foreground {
+    width: usize,
+    height: usize,
+    on: Vec<bool>,
+}
+
+impl Foreground {
     /// Dilated by one pixel (3x3), joining the speckles of a pale card's print.
     fn grown(&self) -> Foreground {
         let (w, h) = (self.width, self.height);
@@ -366,6 +405,35 @@ mod tests {
             .expect("region found")
             .quad;
         for corner in truth {
+            let nearest = quad
+                .corners
+                .iter()
+                .map(|c| c.distance(corner))
+                .fold(f32::INFINITY, f32::min);
+            assert!(nearest < 4.0, "corner {corner:?} missed: {quad:?}");
+        }
+    }
+
+    #[test]
+    fn separates_a_card_from_a_lamp_spot_beside_it() {
+        // A grey table lit unevenly: a bright spot overlaps the card's right end,
+        // as far off the table's colour as the card's edge at the first threshold.
+        let spot =
+            |x: f32, y: f32| 40.0 * (-((x - 400.0).powi(2) + (y - 150.0).powi(2)) / 8000.0).exp();
+        let image = RgbImage::from_fn(480, 320, |x, y| {
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            if (100.0..340.0).contains(&fx) && (80.0..230.0).contains(&fy) {
+                Rgb([230, 220, 190])
+            } else {
+                let v = (150.0 + spot(fx, fy)) as u8;
+                Rgb([v, v, v])
+            }
+        });
+        let quad = surface_region(&image, &LocateConfig::default())
+            .expect("region found")
+            .quad;
+        for corner in [(100.0, 80.0), (340.0, 80.0), (340.0, 230.0), (100.0, 230.0)] {
+            let corner = Point::new(corner.0, corner.1);
             let nearest = quad
                 .corners
                 .iter()
