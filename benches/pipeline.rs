@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use hawiya::pipeline::decode::{DecodeLimits, decode};
 use hawiya::pipeline::locate::{LocateConfig, candidates};
 use hawiya::pipeline::read::{cut_lines, sharpness};
@@ -60,4 +60,11 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+// `criterion_main!`, with the service's start-up fix of candle's CPU thread count
+// first, so the figures are those of `hawiya serve`.
+fn main() {
+    // SAFETY: first thing in `main`, before any other thread exists.
+    unsafe { hawiya::recognizer::device::fix_cpu_thread_count() };
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
