@@ -16,7 +16,7 @@ use crate::pipeline::warp::{Point, Quad};
 
 /// Width of the border strips the surface is read from, as a share of the short side.
 const BORDER_BAND: f32 = 0.02;
-/// Spread of the surface's colour (see [`Foreground::of`]) above which it is not
+/// Spread of the surface's colour (see [`SurfaceDistance::of`]) above which it is not
 /// plain: a textured table, a busy background.
 const MAX_SURFACE_NOISE: i32 = 40;
 /// Regions tried, largest first (a lid's shadow along the border may be larger
