@@ -11,7 +11,7 @@
 use image::RgbImage;
 use imageproc::point::Point as PixelPoint;
 
-use super::{LocateConfig, score_shape};
+use super::{LocateConfig, fit_line, intersect_lines, score_shape};
 use crate::pipeline::warp::{Point, Quad};
 
 /// Width of the border strips the surface is read from, as a share of the short side.
@@ -32,6 +32,14 @@ const MAX_HULL_EXCESS: f32 = 1.12;
 const MIN_SIDE_COVER: f32 = 0.5;
 /// Hull points kept for the search of the largest inscribed quadrilateral.
 const MAX_HULL_POINTS: usize = 24;
+/// Stretch of each side (as fractions of its length) whose boundary points fit
+/// it: clear of the rounded corners.
+const SIDE_FIT_SPAN: (f32, f32) = (0.15, 0.85);
+/// Farthest a boundary point may lie from the inscribed side to count for it, in
+/// working pixels (a card's corner radius is about 4 % of its width).
+const SIDE_FIT_REACH: f32 = 10.0;
+/// Fewest boundary points a side is refitted from.
+const MIN_SIDE_FIT_POINTS: usize = 8;
 /// Raises of the foreground threshold over the first (see [`surface_region`]).
 const THRESHOLD_STEPS: [i32; 4] = [0, 10, 20, 35];
 /// Surface noise up to which the surface is a scanner's: a region found on it is
@@ -80,7 +88,7 @@ fn document_quad(foreground: &Foreground, config: &LocateConfig) -> Option<Quad>
         if (region.size as f32) < MIN_REGION_FRACTION * image_area {
             break;
         }
-        let hull = imageproc::geometry::convex_hull(region.extremes.clone());
+        let hull = imageproc::geometry::convex_hull(region.boundary.clone());
         let hull_area = polygon_area(&hull);
         if hull_area < config.min_area_fraction * image_area {
             continue;
@@ -97,7 +105,9 @@ fn document_quad(foreground: &Foreground, config: &LocateConfig) -> Option<Quad>
             foreground.cover(quad.corners[i], quad.corners[(i + 1) % 4]) >= MIN_SIDE_COVER
         });
         if covered {
-            return Some(quad);
+            let fitted = fit_to_boundary(quad, &region.boundary);
+            let fitted_ok = score_shape(&fitted, w as f32, h as f32, config).is_some();
+            return Some(if fitted_ok { fitted } else { quad });
         }
     }
     None
@@ -248,27 +258,34 @@ impl Foreground {
             .into_iter()
             .map(|k| {
                 let id = k as u32 + 1;
-                // Row extremes are enough for the convex hull.
-                let extremes = (0..h)
-                    .flat_map(|y| {
-                        let row = &label[y * w..(y + 1) * w];
-                        let first = row.iter().position(|&l| l == id);
-                        let last = row.iter().rposition(|&l| l == id);
-                        first
-                            .zip(last)
-                            .map(|(x0, x1)| {
-                                [
-                                    PixelPoint::new(x0 as i32, y as i32),
-                                    PixelPoint::new(x1 as i32, y as i32),
-                                ]
-                            })
-                            .into_iter()
-                            .flatten()
-                    })
+                // Each row's and each column's first and last pixel: the region's
+                // outer boundary, enough for the convex hull and the side fits.
+                let rows = (0..h).flat_map(|y| {
+                    let row = &label[y * w..(y + 1) * w];
+                    let first = row.iter().position(|&l| l == id);
+                    let last = row.iter().rposition(|&l| l == id);
+                    first
+                        .zip(last)
+                        .map(|(x0, x1)| [(x0, y), (x1, y)])
+                        .into_iter()
+                        .flatten()
+                });
+                let columns = (0..w).flat_map(|x| {
+                    let first = (0..h).find(|&y| label[y * w + x] == id);
+                    let last = (0..h).rev().find(|&y| label[y * w + x] == id);
+                    first
+                        .zip(last)
+                        .map(|(y0, y1)| [(x, y0), (x, y1)])
+                        .into_iter()
+                        .flatten()
+                });
+                let boundary = rows
+                    .chain(columns)
+                    .map(|(x, y)| PixelPoint::new(x as i32, y as i32))
                     .collect();
                 Region {
                     size: sizes[k],
-                    extremes,
+                    boundary,
                 }
             })
             .collect()
@@ -298,10 +315,51 @@ impl Foreground {
 }
 
 /// A connected foreground region: its pixel count and the first and last pixel of
-/// each of its rows.
+/// each of its rows and columns.
 struct Region {
     size: usize,
-    extremes: Vec<PixelPoint<i32>>,
+    boundary: Vec<PixelPoint<i32>>,
+}
+
+/// Each side of `quad` refitted to the region's boundary points along its middle,
+/// corners where the fitted sides cross. The largest inscribed quadrilateral has
+/// its corners on a card's rounded corners, so its sides run a few pixels inside
+/// the card's; the fitted sides lie on the card's edges and meet where its square
+/// corners would be. A side with too few points keeps its place.
+fn fit_to_boundary(quad: Quad, boundary: &[PixelPoint<i32>]) -> Quad {
+    let c = quad.corners;
+    let sides: Vec<(Point, Point)> = (0..4)
+        .map(|i| {
+            let (a, b) = (c[i], c[(i + 1) % 4]);
+            let length = a.distance(b).max(1.0);
+            let (ux, uy) = ((b.x - a.x) / length, (b.y - a.y) / length);
+            let near: Vec<Point> = boundary
+                .iter()
+                .map(|p| Point::new(p.x as f32, p.y as f32))
+                .filter(|p| {
+                    let (dx, dy) = (p.x - a.x, p.y - a.y);
+                    let along = (dx * ux + dy * uy) / length;
+                    let across = dx * uy - dy * ux;
+                    (SIDE_FIT_SPAN.0..=SIDE_FIT_SPAN.1).contains(&along)
+                        && across.abs() <= SIDE_FIT_REACH
+                })
+                .collect();
+            match fit_line(&near) {
+                Some((centre, (dx, dy))) if near.len() >= MIN_SIDE_FIT_POINTS => {
+                    (centre, Point::new(centre.x + dx, centre.y + dy))
+                }
+                _ => (a, b),
+            }
+        })
+        .collect();
+    let mut corners = c;
+    for (i, corner) in corners.iter_mut().enumerate() {
+        // Corner i joins side i-1 (ending there) and side i (starting there).
+        if let Some(p) = intersect_lines(sides[(i + 3) % 4], sides[i]) {
+            *corner = p;
+        }
+    }
+    Quad { corners }
 }
 
 fn polygon_area(points: &[PixelPoint<i32>]) -> f32 {
