@@ -4,8 +4,11 @@
 //! long straight edges, so they are found as peaks of a gradient-oriented Hough
 //! transform; pairs of roughly parallel lines are combined into quadrilaterals and
 //! every candidate is scored by how much of its outline is backed by edges of one
-//! polarity, by its aspect ratio and by its size. The winner's sides are refined
-//! against the gradient, then scaled back to source pixels.
+//! polarity, by its aspect ratio and by its size. A second search ([`region`])
+//! takes the document as the region that stands out from a plain surface, which
+//! finds a pale card whose outline is too faint for the edges; on a scanner's
+//! surface it comes first. The winner's sides are refined against the gradient,
+//! then scaled back to source pixels.
 //!
 //! Orientation is not decided here: the quad's long side is horizontal, and
 //! whether it is upside down is left to the classifier, which reads content.
