@@ -69,6 +69,8 @@ const NOISY_FALLBACK_SCORE: f32 = 0.6;
 pub enum LocateMethod {
     /// Four edges found in the image.
     Edges,
+    /// The region that stands out from a plain surface ([`region`]).
+    SurfaceRegion,
     /// No outline stood out, and the image itself has a document's shape: a
     /// scan or photo cropped to the card.
     WholeImage,
@@ -104,17 +106,23 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     // Thin printed outlines survive max-pooling of full-resolution gradients, where
     // averaging the image down first would wash them out.
     let mut field = GradientField::pooled(image, sw, sh);
-    let mut found = best_quads(&field, config, config.max_candidates);
+    let edge_outlines = |field: &GradientField| {
+        best_quads(field, config, config.max_candidates)
+            .into_iter()
+            .map(|(quad, score)| (quad, score, LocateMethod::Edges))
+            .collect::<Vec<_>>()
+    };
+    let mut found = edge_outlines(&field);
     // In a noisy photo the maxima of full-resolution noise drown a soft outline;
     // averaging the image down first removes most of that noise, at some cost in
     // precision, so it is the fallback when no outline is clearly backed.
     if field.threshold > NOISY_THRESHOLD
         && found
             .first()
-            .is_none_or(|(_, score)| *score < NOISY_FALLBACK_SCORE)
+            .is_none_or(|(_, score, _)| *score < NOISY_FALLBACK_SCORE)
     {
         let smooth = GradientField::pooled(&colour, sw, sh);
-        let smooth_found = best_quads(&smooth, config, config.max_candidates);
+        let smooth_found = edge_outlines(&smooth);
         if !smooth_found.is_empty() {
             (field, found) = (smooth, smooth_found);
         }
@@ -124,15 +132,16 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     if let Some(region) = surface_region(&colour, config) {
         let refined = refine(&field, region.quad);
         let score = score_quad(&field, &refined, config).unwrap_or(0.0);
-        let rank = |(q, s): &(Quad, f32)| s * (q.area() / (sw * sh) as f32).sqrt();
+        let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
         // First on a scanner (where a faint card loses the edge search to the
         // holder's photo or the page), or when its edges are partly backed and it
         // is not much smaller than the edge search's best outline.
         let first = region.on_scanner_surface()
-            || found
-                .first()
-                .is_none_or(|best| score >= 0.3 && rank(&(refined, score)) >= 0.8 * rank(best));
-        found.insert(if first { 0 } else { found.len().min(1) }, (refined, score));
+            || found.first().is_none_or(|best| {
+                score >= 0.3 && rank(&refined, score) >= 0.8 * rank(&best.0, best.1)
+            });
+        let outline = (refined, score, LocateMethod::SurfaceRegion);
+        found.insert(if first { 0 } else { found.len().min(1) }, outline);
     }
     // An image cropped to the card shows no outline, only the card's inner
     // rectangles; it is recognised by its own shape. Photos' 4:3 and 3:2 frames
@@ -145,8 +154,8 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let inner = |quad: &Quad| quad.area() / (sw * sh) as f32 <= config.inner_area_fraction;
     let mut located: Vec<Located> = found
         .into_iter()
-        .filter(|(quad, _)| !(card_shaped && inner(quad)))
-        .map(|(quad, score)| {
+        .filter(|(quad, _, _)| !(card_shaped && inner(quad)))
+        .map(|(quad, score, method)| {
             // A working-grid cell spans `fx`×`fy` source pixels; outlines are in
             // continuous coordinates (pixel centres at +0.5), as the warp reads them.
             let quad = Quad {
@@ -157,7 +166,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
             let quad = fit_sides(image, quad, 4.0 * fx.max(fy));
             Located {
                 quad: landscape(quad),
-                method: LocateMethod::Edges,
+                method,
                 score,
             }
         })
@@ -1136,7 +1145,8 @@ pub(crate) mod tests {
             }
             let image = photo(&card, 1600, 1200, truth, case);
             let found = locate(&image, &LocateConfig::default()).expect("card found");
-            assert_eq!(found.method, LocateMethod::Edges);
+            // Its edges or its colour against the table, not the image's frame.
+            assert_ne!(found.method, LocateMethod::WholeImage);
             let truth_upright = if case % 2 == 1 {
                 let mut t = truth;
                 t.rotate_left(2);
