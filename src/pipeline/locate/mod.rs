@@ -317,15 +317,7 @@ fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
             *line = (centre, Point::new(centre.x + dx, centre.y + dy));
         }
     }
-    let mut corners = c;
-    for (i, corner) in corners.iter_mut().enumerate() {
-        if let Some(p) = intersect_lines(lines[(i + 3) % 4], lines[i])
-            && p.distance(*corner) <= 3.0 * reach
-        {
-            *corner = p;
-        }
-    }
-    Quad { corners }
+    quad_from_sides(&lines, quad, 3.0 * reach)
 }
 
 /// Total-least-squares line through points: centroid and unit direction.
@@ -347,6 +339,21 @@ fn fit_line(points: &[Point]) -> Option<(Point, (f32, f32))> {
     }
     let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
     Some((Point::new(mx, my), (angle.cos(), angle.sin())))
+}
+
+/// The quadrilateral on `sides` (side i runs from corner i to corner i+1 of
+/// `fallback`): corner i where side i-1 and side i cross. A corner whose sides do
+/// not cross, or cross further than `max_shift` from it, stays where it was.
+fn quad_from_sides(sides: &[(Point, Point)], fallback: Quad, max_shift: f32) -> Quad {
+    let mut corners = fallback.corners;
+    for (i, corner) in corners.iter_mut().enumerate() {
+        if let Some(p) = intersect_lines(sides[(i + 3) % 4], sides[i])
+            && p.distance(*corner) <= max_shift
+        {
+            *corner = p;
+        }
+    }
+    Quad { corners }
 }
 
 /// Where the lines through two point pairs cross.
@@ -443,7 +450,9 @@ fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
     quad
 }
 
-/// Cheap shape checks of [`score_quad`] without edge support.
+/// The shape checks of a candidate outline, without edge support (part of
+/// [`score_quad`]; alone for the surface region): near the image, convex, large
+/// enough, a document's aspect.
 fn score_shape(quad: &Quad, w: f32, h: f32, config: &LocateConfig) -> Option<()> {
     let margin = 0.04 * w.max(h);
     let c = quad.corners;
@@ -902,29 +911,8 @@ fn quad_from_lines(p: &(Line, Line), q: &(Line, Line)) -> Option<Quad> {
 /// Fraction of each side backed by an edge, combined with aspect and size
 /// priors; `None` for shapes that cannot be a document.
 fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Option<f32> {
-    let (w, h) = (field.width as f32, field.height as f32);
-    let margin = 0.04 * w.max(h);
+    score_shape(quad, field.width as f32, field.height as f32, config)?;
     let c = quad.corners;
-    if c.iter()
-        .any(|p| p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin)
-    {
-        return None;
-    }
-    if !is_convex(quad) {
-        return None;
-    }
-    let area_fraction = quad.area() / (w * h);
-    if area_fraction < config.min_area_fraction {
-        return None;
-    }
-    let long =
-        (c[0].distance(c[1]) + c[2].distance(c[3])).max(c[1].distance(c[2]) + c[3].distance(c[0]));
-    let short =
-        (c[0].distance(c[1]) + c[2].distance(c[3])).min(c[1].distance(c[2]) + c[3].distance(c[0]));
-    let aspect = long / short.max(1e-3);
-    if !(config.min_aspect..=config.max_aspect).contains(&aspect) {
-        return None;
-    }
     // Opposite sides of a card in a photo are close to equal; a big mismatch means
     // one of the lines belongs to something else.
     for (a, b) in [(0, 2), (1, 3)] {
@@ -1036,14 +1024,7 @@ fn refine(field: &GradientField, quad: Quad) -> Quad {
         }
         *side = (best.1, best.2);
     }
-    let mut corners = c;
-    for (i, corner) in corners.iter_mut().enumerate() {
-        // Corner i joins side i-1 (ending there) and side i (starting there).
-        if let Some(p) = intersect_lines(sides[(i + 3) % 4], sides[i]) {
-            *corner = p;
-        }
-    }
-    Quad { corners }
+    quad_from_sides(&sides, quad, f32::INFINITY)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 use image::RgbImage;
 use imageproc::point::Point as PixelPoint;
 
-use super::{LocateConfig, fit_line, intersect_lines, score_shape};
+use super::{LocateConfig, fit_line, quad_from_sides, score_shape};
 use crate::pipeline::warp::{Point, Quad};
 
 /// Width of the border strips the surface is read from, as a share of the short side.
@@ -371,14 +371,7 @@ fn fit_to_boundary(quad: Quad, boundary: &[PixelPoint<i32>]) -> Quad {
             }
         })
         .collect();
-    let mut corners = c;
-    for (i, corner) in corners.iter_mut().enumerate() {
-        // Corner i joins side i-1 (ending there) and side i (starting there).
-        if let Some(p) = intersect_lines(sides[(i + 3) % 4], sides[i]) {
-            *corner = p;
-        }
-    }
-    Quad { corners }
+    quad_from_sides(&sides, quad, f32::INFINITY)
 }
 
 fn polygon_area(points: &[PixelPoint<i32>]) -> f32 {
