@@ -37,7 +37,8 @@ pub struct DocsArgs {
     /// Evaluate at most this many documents.
     #[arg(long)]
     pub limit: Option<usize>,
-    /// List every document that was misclassified, not located or failed.
+    /// List every document that was misclassified, not located or failed, and
+    /// (with the recognizer) every field read wrong.
     #[arg(long)]
     pub verbose: bool,
     /// An outline counts as found when every corner is within this fraction of the
@@ -116,19 +117,39 @@ struct Outcome {
     timings: Vec<(&'static str, Duration)>,
     /// The outline the document was read from.
     quad: Option<Quad>,
+    /// Its largest corner error as a share of the card's width (either way round).
+    outline_error: Option<f32>,
 }
 
-/// Whether `found` is the truth outline, and whether it is the right way up.
-fn outline_match(found: Option<&Quad>, truth: &Quad, tolerance: f32) -> (bool, bool) {
-    let Some(found) = found else {
-        return (false, false);
-    };
-    let width = truth.corners[0].distance(truth.corners[1]);
-    let (up, down) = (
-        corner_error(found, truth),
-        corner_error(&found.turned(2), truth),
-    );
-    (up.min(down) <= tolerance * width, up <= down)
+/// How far `found` is from the truth outline.
+#[derive(Debug, Clone, Copy)]
+struct OutlineMatch {
+    /// Largest corner error, either way round, as a share of the card's width.
+    error: f32,
+    /// Whether it is nearer the truth the right way up than upside down.
+    upright: bool,
+}
+
+impl OutlineMatch {
+    fn new(found: &Quad, truth: &Quad) -> OutlineMatch {
+        let width = truth.corners[0].distance(truth.corners[1]).max(1.0);
+        let (up, down) = (
+            corner_error(found, truth),
+            corner_error(&found.turned(2), truth),
+        );
+        OutlineMatch {
+            error: up.min(down) / width,
+            upright: up <= down,
+        }
+    }
+
+    /// (located within `tolerance`, located and upright)
+    fn verdict(found: Option<&OutlineMatch>, tolerance: f32) -> (bool, bool) {
+        match found {
+            Some(m) if m.error <= tolerance => (true, m.upright),
+            _ => (false, false),
+        }
+    }
 }
 
 fn geometry(
@@ -156,6 +177,7 @@ fn geometry(
         flow_a_exact: false,
         timings: Vec::new(),
         quad: None,
+        outline_error: None,
     };
     let image = match decode::decode(&bytes, &DecodeLimits::default()) {
         Ok(decoded) => decoded.image,
@@ -181,9 +203,11 @@ fn geometry(
         found.quad
     };
     outcome.quad = Some(read_as);
-    let (located, upright) = outline_match(Some(&read_as), &truth, tolerance);
+    let matched = OutlineMatch::new(&read_as, &truth);
+    let (located, upright) = OutlineMatch::verdict(Some(&matched), tolerance);
+    outcome.outline_error = Some(matched.error);
     outcome.located = located;
-    outcome.orientation_correct = located && upright;
+    outcome.orientation_correct = upright;
     outcome.kind_correct = class.kind == record.kind;
     outcome.timings = timings;
     Ok(outcome)
@@ -200,13 +224,11 @@ fn full(
     let group = format!("{}/{}", record.kind, record.capture.mode);
     let kind_correct = trace.classification.is_some_and(|c| c.kind == record.kind);
     // The truth outline is in raster pixels; the trace's quad in the decoded image's.
-    let (located, upright) = match trace.quad {
-        Some(quad) => {
-            let (w, h) = trace.image_size.unwrap_or((record.width, record.height));
-            outline_match(Some(&quad), &record.quad_in(w, h), tolerance)
-        }
-        None => (false, false),
-    };
+    let matched = trace.quad.map(|quad| {
+        let (w, h) = trace.image_size.unwrap_or((record.width, record.height));
+        OutlineMatch::new(&quad, &record.quad_in(w, h))
+    });
+    let (located, upright) = OutlineMatch::verdict(matched.as_ref(), tolerance);
     let (error, flow_a_exact) = match &result {
         Ok(extraction) => (None, extraction.flow_a == record.flow_a),
         Err(err) => (Some(err.reason().to_owned()), false),
@@ -214,14 +236,32 @@ fn full(
     Ok(Outcome {
         group,
         kind_correct,
-        orientation_correct: located && upright,
+        orientation_correct: upright,
         located,
         error,
         fields: trace.fields,
         flow_a_exact,
         timings: trace.timings,
         quad: trace.quad,
+        outline_error: matched.map(|m| m.error),
     })
+}
+
+/// Every field of `record` that `outcome` read wrong, one line each on stderr.
+fn print_misread_fields(record: &TruthRecord, outcome: &Outcome) {
+    for (key, truth) in &record.fields {
+        let read = outcome.fields.get(key).map(String::as_str).unwrap_or("");
+        if !truth.trim().is_empty() && read != truth {
+            eprintln!(
+                "{} {} outline error {}: {key}: read {read:?}, printed {truth:?}",
+                record.file,
+                outcome.group,
+                outcome
+                    .outline_error
+                    .map_or("-".to_owned(), |e| format!("{:.1} %", e * 100.0)),
+            );
+        }
+    }
 }
 
 fn percentiles(mut values: Vec<f64>) -> Percentiles {
@@ -271,6 +311,9 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
 
     if args.verbose {
         for (record, o) in &outcomes {
+            if !args.geometry_only {
+                print_misread_fields(record, o);
+            }
             if !o.kind_correct || !o.located || o.error.is_some() {
                 let corners =
                     |q: &Quad| q.corners.map(|p| (p.x.round() as i32, p.y.round() as i32));

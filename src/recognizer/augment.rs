@@ -1,6 +1,6 @@
 //! Training-time degradations on top of the generator's own, so the model holds on
 //! phone photos and poor scans: crop jitter, horizontal scale, stroke width,
-//! resolution loss, blur, contrast, noise and JPEG artefacts.
+//! resolution loss, blur, motion blur, contrast, noise and JPEG artefacts.
 
 use image::codecs::jpeg::JpegEncoder;
 use image::imageops::{self, FilterType};
@@ -53,6 +53,14 @@ impl Augment {
         if rng.random_bool(0.3) {
             let sigma = img.height() as f32 / 32.0 * rng.random_range(0.3..0.9);
             img = imageproc::filter::gaussian_blur_f32(&img, sigma.max(0.3));
+        }
+        if rng.random_bool(0.2) {
+            // A hand-held phone's shake. The generator's photos have 2 to 9 px of it on
+            // cards 400 to 1000 px wide: 2 to 20 px at the crop's 32 px height. From
+            // about 8 px on the dots are gone and the label could not be read.
+            let length = img.height() as f32 / 32.0 * rng.random_range(1.5..7.5f32);
+            let angle = rng.random_range(0.0..std::f32::consts::PI);
+            img = crate::synth::degrade::motion_blur(&img, length, angle);
         }
         contrast(&mut img, rng);
         if rng.random_bool(0.3) {

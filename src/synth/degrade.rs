@@ -22,7 +22,14 @@ where
 }
 
 /// Motion blur: the average of `length` copies shifted along `angle` (radians).
-pub fn motion_blur(img: &RgbImage, length: f32, angle: f32) -> RgbImage {
+pub fn motion_blur<P>(
+    img: &ImageBuffer<P, Vec<u8>>,
+    length: f32,
+    angle: f32,
+) -> ImageBuffer<P, Vec<u8>>
+where
+    P: Pixel<Subpixel = u8>,
+{
     let steps = length.round().max(1.0) as i32;
     if steps <= 1 {
         return img.clone();
@@ -35,19 +42,21 @@ pub fn motion_blur(img: &RgbImage, length: f32, angle: f32) -> RgbImage {
             ((t * dx).round() as i32, (t * dy).round() as i32)
         })
         .collect();
-    let mut out = RgbImage::new(img.width(), img.height());
+    let channels = P::CHANNEL_COUNT as usize;
+    let n = offsets.len() as u32;
+    let mut out = ImageBuffer::<P, Vec<u8>>::new(img.width(), img.height());
     for (x, y, p) in out.enumerate_pixels_mut() {
-        let mut acc = [0u32; 3];
+        let mut acc = [0u32; 4];
         for &(ox, oy) in &offsets {
             let sx = (x as i32 + ox).clamp(0, w - 1) as u32;
             let sy = (y as i32 + oy).clamp(0, h - 1) as u32;
-            let s = img.get_pixel(sx, sy).0;
-            for c in 0..3 {
-                acc[c] += s[c] as u32;
+            for (a, s) in acc.iter_mut().zip(img.get_pixel(sx, sy).channels()) {
+                *a += u32::from(*s);
             }
         }
-        let n = offsets.len() as u32;
-        p.0 = acc.map(|v| (v / n) as u8);
+        for (c, a) in p.channels_mut().iter_mut().zip(&acc[..channels]) {
+            *c = (a / n) as u8;
+        }
     }
     out
 }
@@ -132,5 +141,33 @@ pub fn uniform(rng: &mut ChaCha8Rng, lo: f32, hi: f32) -> f32 {
         lo
     } else {
         rng.random_range(lo..hi)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{Luma, Rgb};
+
+    #[test]
+    fn motion_blur_spreads_an_edge_along_its_direction_only() {
+        // Dark left half, light right half: a vertical edge at x = 10.
+        let grey = GrayImage::from_fn(20, 8, |x, _| Luma([if x < 10 { 0 } else { 200 }]));
+        let along = motion_blur(&grey, 5.0, 0.0);
+        // Five copies shifted -2..=2 px: the edge becomes a ramp 4 px wide.
+        let row: Vec<u8> = (7..13).map(|x| along.get_pixel(x, 4)[0]).collect();
+        assert_eq!(row, vec![0, 40, 80, 120, 160, 200]);
+        // Shaking along the edge leaves it sharp.
+        assert_eq!(motion_blur(&grey, 5.0, std::f32::consts::FRAC_PI_2), grey);
+        // Colour images blur the same way, channel by channel.
+        let rgb = RgbImage::from_fn(20, 8, |x, y| {
+            let v = grey.get_pixel(x, y)[0];
+            Rgb([v, v / 2, 255 - v])
+        });
+        let blurred = motion_blur(&rgb, 5.0, 0.0);
+        for (x, y, p) in blurred.enumerate_pixels() {
+            let v = along.get_pixel(x, y)[0];
+            assert_eq!(p.0[0], v);
+        }
     }
 }
