@@ -38,7 +38,8 @@ pub struct DocsArgs {
     #[arg(long)]
     pub limit: Option<usize>,
     /// List every document that was misclassified, not located or failed, and
-    /// (with the recognizer) every field read wrong.
+    /// (with the recognizer) every field read wrong, (with `--line-finding`) every
+    /// line missed.
     #[arg(long)]
     pub verbose: bool,
     /// An outline counts as found when every corner is within this fraction of the
@@ -489,14 +490,31 @@ fn cut_with_true_outline<'a>(
 
 /// Cuts the lines of one document rectified with its true outline and tallies,
 /// per field key, the printed lines and those a crop of their key covers.
-fn line_finding(dir: &std::path::Path, record: &TruthRecord) -> anyhow::Result<LineTally> {
+/// With `verbose`, every line missed is listed on stderr.
+fn line_finding(
+    dir: &std::path::Path,
+    record: &TruthRecord,
+    verbose: bool,
+) -> anyhow::Result<LineTally> {
     let cut = cut_with_true_outline(dir, record)?;
     let mut tally = LineTally::new();
     for (line, best) in &cut.lines {
         let key = line.key.clone().unwrap_or_default();
+        let found = best.is_some_and(|(_, cover)| cover >= FOUND_COVER);
+        if verbose && !found {
+            let why = best.map_or("no crop".to_owned(), |(i, cover)| {
+                let b = cut.crops[i].line;
+                format!(
+                    "crop {:?} covers {:.0} % of it",
+                    [b.x0, b.y0, b.x1, b.y1],
+                    cover * 100.0
+                )
+            });
+            eprintln!("{} {}: {key} missed: {why}", record.file, record.kind);
+        }
         let t = tally.entry(key).or_default();
         t.0 += 1;
-        t.1 += usize::from(best.is_some_and(|(_, cover)| cover >= FOUND_COVER));
+        t.1 += usize::from(found);
     }
     Ok(tally)
 }
@@ -545,7 +563,7 @@ fn run_line_finding(args: &DocsArgs) -> anyhow::Result<()> {
     let records = args.records()?;
     let mut by_kind: BTreeMap<String, LineTally> = BTreeMap::new();
     for record in &records {
-        let tally = line_finding(&args.dir, record)?;
+        let tally = line_finding(&args.dir, record, args.verbose)?;
         let kind = by_kind.entry(record.kind.to_string()).or_default();
         for (key, (printed, found)) in tally {
             let t = kind.entry(key).or_default();

@@ -306,6 +306,7 @@ pub fn regions(kind: DocumentKind) -> Vec<FieldRegion> {
                 key: f.key.clone(),
                 rect: own,
                 em: (f.size.min + f.size.max) / 2.0,
+                align: f.align,
                 masks: others
                     .iter()
                     .filter(|o| !overlaps(o, &own))

@@ -3,10 +3,14 @@
 //! Each field has a box in its layout; the line is searched for in that box grown
 //! by a margin (cards are printed a few percent off, rectification adds more), by
 //! projection profiles of ink: the band of rows with the most ink near the box's
-//! centre, then the run of columns holding it. A box with no ink yields no crop,
-//! which is how optional fields (workplace, husband) are found absent.
+//! centre, then the run of columns holding it that ends at the box's aligned edge
+//! (right for Arabic), so a pale emblem further in does not win over a short name.
+//! A box with no ink yields no crop, which is how optional fields (workplace,
+//! husband) are found absent.
 
 use image::{GrayImage, imageops};
+
+pub use crate::layout::Align;
 
 /// Where a field's line should be, on the canonical card.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +20,8 @@ pub struct FieldRegion {
     pub rect: [f32; 4],
     /// Font em height as a fraction of the card height.
     pub em: f32,
+    /// Which edge of the box the line is printed against.
+    pub align: Align,
     /// Rectangles (same units) whose ink is not this field's: labels, barcodes,
     /// bands and photos next to the box, which the search margin may reach.
     pub masks: Vec<[f32; 4]>,
@@ -41,6 +47,10 @@ pub struct LineCrop {
 /// How far outside its box a line is looked for, in card widths and heights.
 const MARGIN_X: f32 = 0.02;
 const MARGIN_Y: f32 = 0.03;
+/// How far from its box's aligned edge a line may end, in card widths.
+const ALIGN_REACH: f32 = 0.05;
+/// Widest gap inside one line, in ems (word gaps are joined up to 1.4 first).
+const LINE_GAP: f32 = 2.5;
 
 /// The text line of `region` on `card` (grey, rectified), if the box holds one.
 pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
@@ -128,11 +138,46 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
             _ => clusters.push((x, x, count)),
         }
     }
-    let &(left, right, mass) = clusters.iter().max_by(|a, b| a.2.total_cmp(&b.2))?;
     // Too little ink for even one digit: an empty field with some pattern noise.
-    if mass < 0.12 * em * em || ((right - left) as f32) < 0.3 * em {
-        return None;
+    let min_mass = 0.12 * em * em;
+    let is_text = |&&(left, right, mass): &&(usize, usize, f32)| {
+        mass >= min_mass && ((right - left) as f32) >= 0.3 * em
+    };
+    // A line ends at its box's aligned edge, give or take the print's shift: a
+    // short name must not lose to a pale emblem heavier than it further in.
+    let aligned_edge = |&&(left, right, _): &&(usize, usize, f32)| {
+        let reach = ALIGN_REACH * w;
+        match region.align {
+            Align::Right => (x0 + right as u32) as f32 >= rx1 * w - reach,
+            Align::Left => (x0 + left as u32) as f32 <= rx0 * w + reach,
+            Align::Center => true,
+        }
+    };
+    let heaviest = |a: &&(usize, usize, f32), b: &&(usize, usize, f32)| a.2.total_cmp(&b.2);
+    let anchor = clusters
+        .iter()
+        .filter(is_text)
+        .filter(aligned_edge)
+        .max_by(heaviest)
+        .or_else(|| clusters.iter().filter(is_text).max_by(heaviest))?;
+    let anchor = clusters.iter().position(|c| c == anchor)?;
+    // Words a wider gap apart (a dash lost to glare) still belong to the line when
+    // they continue it away from its aligned edge.
+    let continues = |a: &(usize, usize, f32), b: &(usize, usize, f32)| {
+        b.0.saturating_sub(a.1) as f32 <= LINE_GAP * em
+    };
+    let (mut first, mut last) = (anchor, anchor);
+    if region.align != Align::Left {
+        while first > 0 && continues(&clusters[first - 1], &clusters[first]) {
+            first -= 1;
+        }
     }
+    if region.align != Align::Right {
+        while last + 1 < clusters.len() && continues(&clusters[last], &clusters[last + 1]) {
+            last += 1;
+        }
+    }
+    let (left, right) = (clusters[first].0, clusters[last].1);
     let pad_x = (0.35 * em) as u32;
     let pad_y = (0.2 * em) as u32;
     let line = LineBox {
@@ -255,6 +300,7 @@ mod tests {
             key: key.into(),
             rect,
             em,
+            align: Align::Right,
             masks: Vec::new(),
         }
     }
@@ -293,6 +339,41 @@ mod tests {
         let centre = |l: &LineBox| (l.y0 + l.y1) as f32 / 2.0 / 630.0;
         assert!((centre(&first) - 0.333).abs() < 0.012, "{first:?}");
         assert!((centre(&last) - 0.41).abs() < 0.012, "{last:?}");
+    }
+
+    #[test]
+    fn a_short_name_at_its_aligned_edge_beats_a_heavier_emblem() {
+        // A four-letter first name at the box's right edge; further in, a pale emblem
+        // dark enough to pass the ink threshold and with more ink than the name.
+        let mut card = card_with_lines(&[(0.333, 0.90, 0.95, 0.04)]);
+        for y in 190..235 {
+            for x in 450..650 {
+                card.put_pixel(x, y, Luma([95]));
+            }
+        }
+        let name = region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04);
+        let line = find_line(&card, &name).unwrap();
+        assert!(line.x0 > 850 && line.x1 > 940, "{line:?}");
+        // A left-aligned box takes the emblem, which is at its left.
+        let left = FieldRegion {
+            align: Align::Left,
+            rect: [0.45, 0.29, 0.95, 0.376],
+            ..name
+        };
+        let line = find_line(&card, &left).unwrap();
+        assert!(line.x0 < 460 && line.x1 < 700, "{line:?}");
+    }
+
+    #[test]
+    fn a_line_keeps_a_word_beyond_a_wide_gap() {
+        // Two words 2 em apart (a dash lost to glare): both belong to the line.
+        let card = card_with_lines(&[(0.41, 0.55, 0.70, 0.04), (0.41, 0.75, 0.95, 0.04)]);
+        let line = find_line(
+            &card,
+            &region("last_name", [0.37, 0.368, 0.95, 0.452], 0.04),
+        )
+        .unwrap();
+        assert!(line.x0 < 560 && line.x1 > 940, "{line:?}");
     }
 
     #[test]
