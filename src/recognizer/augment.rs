@@ -2,11 +2,11 @@
 //! phone photos and poor scans: crop jitter, horizontal scale, stroke width,
 //! resolution loss, blur, motion blur, contrast, noise and JPEG artefacts.
 
-use image::codecs::jpeg::JpegEncoder;
 use image::imageops::{self, FilterType};
 use image::{GrayImage, Luma};
 use rand::Rng;
-use rand_distr::{Distribution, Normal};
+
+use crate::synth::degrade;
 
 /// How strongly to degrade; 0 leaves crops untouched.
 #[derive(Debug, Clone, Copy)]
@@ -60,14 +60,15 @@ impl Augment {
             // about 8 px on the dots are gone and the label could not be read.
             let length = img.height() as f32 / 32.0 * rng.random_range(1.5..7.5f32);
             let angle = rng.random_range(0.0..std::f32::consts::PI);
-            img = crate::synth::degrade::motion_blur(&img, length, angle);
+            img = degrade::motion_blur(&img, length, angle);
         }
         contrast(&mut img, rng);
         if rng.random_bool(0.3) {
-            noise(&mut img, rng.random_range(2.0..7.0), rng);
+            let sigma = rng.random_range(2.0..7.0);
+            degrade::add_noise(&mut img, sigma, rng);
         }
         if rng.random_bool(0.3) {
-            img = jpeg(&img, rng.random_range(30..90)).unwrap_or(img);
+            img = degrade::jpeg_round_trip_gray(&img, rng.random_range(30..90));
         }
         img
     }
@@ -136,25 +137,6 @@ fn contrast<R: Rng>(img: &mut GrayImage, rng: &mut R) {
         let v = (p[0] as f32 / 255.0).powf(gamma);
         p[0] = (ink + v * (paper - ink)).round().clamp(0.0, 255.0) as u8;
     }
-}
-
-fn noise<R: Rng>(img: &mut GrayImage, std: f64, rng: &mut R) {
-    let normal = Normal::new(0.0, std).expect("positive std");
-    for p in img.pixels_mut() {
-        p[0] = (p[0] as f64 + normal.sample(rng)).round().clamp(0.0, 255.0) as u8;
-    }
-}
-
-fn jpeg(img: &GrayImage, quality: u8) -> Option<GrayImage> {
-    let mut buf = Vec::new();
-    JpegEncoder::new_with_quality(&mut buf, quality)
-        .encode_image(img)
-        .ok()?;
-    Some(
-        image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg)
-            .ok()?
-            .to_luma8(),
-    )
 }
 
 #[cfg(test)]

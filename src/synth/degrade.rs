@@ -62,9 +62,10 @@ where
 }
 
 /// Additive Gaussian noise of standard deviation `sigma` (grey levels).
-pub fn add_noise<P>(img: &mut ImageBuffer<P, Vec<u8>>, sigma: f32, rng: &mut ChaCha8Rng)
+pub fn add_noise<P, R>(img: &mut ImageBuffer<P, Vec<u8>>, sigma: f32, rng: &mut R)
 where
     P: Pixel<Subpixel = u8>,
+    R: Rng + ?Sized,
 {
     if sigma <= 0.0 {
         return;
