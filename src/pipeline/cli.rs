@@ -39,6 +39,22 @@ pub fn load_pipeline(models: &Path) -> anyhow::Result<Pipeline> {
 /// choose a reading that validates.
 pub const BEAM_WIDTH: usize = 3;
 
+/// Lines read less confidently than this (0 to 1) are read again from three
+/// variants and put to a vote ([`crate::recognizer::revote`]). Off by default: it
+/// costs about 2.5 times the recognition time, which breaks the photo latency
+/// target on a 2-core CPU.
+pub const REVOTE_BELOW_ENV: &str = "HAWIYA_REVOTE_BELOW";
+
+fn revote_below() -> anyhow::Result<Option<f32>> {
+    let Ok(value) = std::env::var(REVOTE_BELOW_ENV) else {
+        return Ok(None);
+    };
+    match value.trim().parse::<f32>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(Some(v)),
+        _ => anyhow::bail!("{REVOTE_BELOW_ENV}={value:?} is not a confidence in (0, 1]"),
+    }
+}
+
 /// The text-line recognizer of `models/recognizer`, behind its dynamic batcher.
 pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>> {
     use crate::recognizer::{
@@ -54,7 +70,10 @@ pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>>
     })?;
     let reader = RecognizerReader {
         recognizer,
-        options: DecodeOptions::beam(BEAM_WIDTH),
+        options: DecodeOptions {
+            revote_below: revote_below()?,
+            ..DecodeOptions::beam(BEAM_WIDTH)
+        },
     };
     let config = BatcherConfig::from_env()?;
     Ok(Arc::new(Batcher::start(reader, config)))

@@ -143,6 +143,10 @@ pub struct EvalLinesArgs {
     /// Score the auxiliary CTC head's readings instead of the decoder's.
     #[arg(long)]
     pub ctc: bool,
+    /// Read lines less confident than this again from three variants of the crop
+    /// and take the majority's text (what the pipeline does).
+    #[arg(long, value_name = "CONFIDENCE")]
+    pub revote_below: Option<f32>,
 }
 
 pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
@@ -157,7 +161,10 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
     let (mut report, mut pairs) = evaluate(
         &recognizer,
         &args.dir,
-        DecodeOptions::beam(args.beam),
+        DecodeOptions {
+            revote_below: args.revote_below,
+            ..DecodeOptions::beam(args.beam)
+        },
         args.batch_size,
     )?;
     if args.ctc {

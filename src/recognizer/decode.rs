@@ -12,7 +12,7 @@ use super::preprocess::ImageBatch;
 use super::vocab::{BOS, EOS, PAD, UNK, Vocab};
 
 /// How to decode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DecodeOptions {
     /// 1 decodes greedily; more keeps that many hypotheses per crop.
     pub beam_width: usize,
@@ -23,6 +23,9 @@ pub struct DecodeOptions {
     /// hypotheses and all are ranked by the mean of both models' log-probabilities.
     /// Catches the decoder's typical failures (repeats, early stops).
     pub rescore_with_ctc: bool,
+    /// Readings less confident than this are read again from three variants of
+    /// the crop and put to a vote ([`super::revote`]); `None` reads once.
+    pub revote_below: Option<f32>,
 }
 
 impl Default for DecodeOptions {
@@ -31,6 +34,7 @@ impl Default for DecodeOptions {
             beam_width: 1,
             alternatives: 0,
             rescore_with_ctc: true,
+            revote_below: None,
         }
     }
 }
@@ -45,6 +49,7 @@ impl DecodeOptions {
             beam_width: width.max(1),
             alternatives: width.max(1) - 1,
             rescore_with_ctc: true,
+            revote_below: None,
         }
     }
 }
