@@ -102,28 +102,20 @@ mod tests {
         }
     }
 
-    fn texts_after_vote(first: &str, others: [&str; 3]) -> String {
-        vote(reading(first), others.map(reading).to_vec()).text
-    }
-
     #[test]
     fn a_majority_replaces_the_first_reading_and_a_tie_keeps_it() {
-        assert_eq!(
-            texts_after_vote("ابراهيم", ["إبراهيم", "إبراهيم", "ابراهيم"]),
-            "ابراهيم"
-        );
-        assert_eq!(
-            texts_after_vote("ابراهيم", ["إبراهيم", "إبراهيم", "ابراهم"]),
-            "إبراهيم"
-        );
-        assert_eq!(
-            texts_after_vote("ابراهيم", ["إبراهيم", "ابراهم", "براهيم"]),
-            "ابراهيم"
-        );
-        assert_eq!(
-            texts_after_vote("ابراهيم", ["ابراهيم", "ابراهيم", "ابراهيم"]),
-            "ابراهيم"
-        );
+        let (a, b) = ("ابراهيم", "إبراهيم");
+        // (first, the variants' readings, the text voted)
+        let cases = [
+            (a, [b, b, a], a),
+            (a, [b, b, "ابراهم"], b),
+            (a, [b, "ابراهم", "براهيم"], a),
+            (a, [a, a, a], a),
+        ];
+        for (first, others, voted) in cases {
+            let others = others.map(reading).to_vec();
+            assert_eq!(vote(reading(first), others).text, voted, "{first} {voted}");
+        }
     }
 
     #[test]
