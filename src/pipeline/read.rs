@@ -140,27 +140,25 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
     }
     // Too little ink for even one digit: an empty field with some pattern noise.
     let min_mass = 0.12 * em * em;
-    let is_text = |&&(left, right, mass): &&(usize, usize, f32)| {
-        mass >= min_mass && ((right - left) as f32) >= 0.3 * em
+    let is_text = |(left, right, mass): &(usize, usize, f32)| {
+        *mass >= min_mass && ((right - left) as f32) >= 0.3 * em
     };
     // A line ends at its box's aligned edge, give or take the print's shift: a
     // short name must not lose to a pale emblem heavier than it further in.
-    let aligned_edge = |&&(left, right, _): &&(usize, usize, f32)| {
-        let reach = ALIGN_REACH * w;
-        match region.align {
-            Align::Right => (x0 + right as u32) as f32 >= rx1 * w - reach,
-            Align::Left => (x0 + left as u32) as f32 <= rx0 * w + reach,
-            Align::Center => true,
-        }
+    let reach = ALIGN_REACH * w;
+    let at_aligned_edge = |(left, right, _): &(usize, usize, f32)| match region.align {
+        Align::Right => (x0 as usize + right) as f32 >= rx1 * w - reach,
+        Align::Left => (x0 as usize + left) as f32 <= rx0 * w + reach,
+        Align::Center => true,
     };
-    let heaviest = |a: &&(usize, usize, f32), b: &&(usize, usize, f32)| a.2.total_cmp(&b.2);
-    let anchor = clusters
-        .iter()
-        .filter(is_text)
-        .filter(aligned_edge)
+    let text = || clusters.iter().enumerate().filter(|(_, c)| is_text(c));
+    let heaviest = |a: &(usize, &(usize, usize, f32)), b: &(usize, &(usize, usize, f32))| {
+        a.1.2.total_cmp(&b.1.2)
+    };
+    let (anchor, _) = text()
+        .filter(|(_, c)| at_aligned_edge(c))
         .max_by(heaviest)
-        .or_else(|| clusters.iter().filter(is_text).max_by(heaviest))?;
-    let anchor = clusters.iter().position(|c| c == anchor)?;
+        .or_else(|| text().max_by(heaviest))?;
     // Words a wider gap apart (a dash lost to glare) still belong to the line when
     // they continue it away from its aligned edge.
     let continues = |a: &(usize, usize, f32), b: &(usize, usize, f32)| {
