@@ -145,11 +145,9 @@ impl OutlineMatch {
     }
 
     /// (located within `tolerance`, located and upright)
-    fn verdict(found: Option<&OutlineMatch>, tolerance: f32) -> (bool, bool) {
-        match found {
-            Some(m) if m.error <= tolerance => (true, m.upright),
-            _ => (false, false),
-        }
+    fn verdict(&self, tolerance: f32) -> (bool, bool) {
+        let located = self.error <= tolerance;
+        (located, located && self.upright)
     }
 }
 
@@ -205,7 +203,7 @@ fn geometry(
     };
     outcome.quad = Some(read_as);
     let matched = OutlineMatch::new(&read_as, &truth);
-    let (located, upright) = OutlineMatch::verdict(Some(&matched), tolerance);
+    let (located, upright) = matched.verdict(tolerance);
     outcome.outline_error = Some(matched.error);
     outcome.located = located;
     outcome.orientation_correct = upright;
@@ -229,7 +227,7 @@ fn full(
         let (w, h) = trace.image_size.unwrap_or((record.width, record.height));
         OutlineMatch::new(&quad, &record.quad_in(w, h))
     });
-    let (located, upright) = OutlineMatch::verdict(matched.as_ref(), tolerance);
+    let (located, upright) = matched.map_or((false, false), |m| m.verdict(tolerance));
     let (error, flow_a_exact) = match &result {
         Ok(extraction) => (None, extraction.flow_a == record.flow_a),
         Err(err) => (Some(err.reason().to_owned()), false),
