@@ -30,16 +30,13 @@ impl LineInput {
 /// background or faded print look like scans to the model.
 pub fn prepare(crop: &GrayImage, cfg: &ModelConfig) -> LineInput {
     let (w, h) = crop.dimensions();
-    let pw = cfg.patch_width;
     let height = cfg.height;
     let scaled_w = if h == 0 {
         0
     } else {
         (w as f64 * height as f64 / h as f64).round() as usize
     };
-    // At least two tokens so even a one-character crop has context; a multiple of the
-    // patch width so the patch unfold is exact.
-    let width = scaled_w.clamp(2 * pw, cfg.max_width).div_ceil(pw) * pw;
+    let width = input_width(scaled_w, cfg);
     if w == 0 || h == 0 {
         return LineInput {
             width,
@@ -55,6 +52,15 @@ pub fn prepare(crop: &GrayImage, cfg: &ModelConfig) -> LineInput {
         .map(|&p| ((light - p as f32) / span).clamp(0.0, 1.0))
         .collect();
     LineInput { width, pixels }
+}
+
+/// The model's input width for a crop `scaled` columns wide at the model's height: at
+/// least two tokens so even a one-character crop has context, at most `max_width`
+/// (wider crops are squeezed), and a multiple of the patch width so the patch unfold
+/// is exact.
+pub fn input_width(scaled: usize, cfg: &ModelConfig) -> usize {
+    let pw = cfg.patch_width;
+    scaled.clamp(2 * pw, cfg.max_width).div_ceil(pw) * pw
 }
 
 /// The 2nd and 90th percentile grey levels: ink is a minority of a line crop, so the

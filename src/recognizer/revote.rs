@@ -10,7 +10,7 @@
 
 use super::config::ModelConfig;
 use super::decode::Reading;
-use super::preprocess::LineInput;
+use super::preprocess::{LineInput, input_width};
 
 /// Horizontal scales of the first two variants.
 const SCALES: [f32; 2] = [0.9, 1.1];
@@ -20,34 +20,19 @@ const MARGIN: f32 = 0.15;
 /// The three variants of one prepared crop.
 pub fn variants(input: &LineInput, cfg: &ModelConfig) -> [LineInput; 3] {
     let height = cfg.height;
-    let width_for = |w: f32| {
-        let pw = cfg.patch_width;
-        (w.round() as usize)
-            .clamp(2 * pw, cfg.max_width)
-            .div_ceil(pw)
-            * pw
-    };
-    let [narrow, wide] = SCALES.map(|s| {
-        let width = width_for(input.width as f32 * s);
-        resample(input, height, width, height, width)
-    });
+    let width_for = |w: f32| input_width(w.round() as usize, cfg);
+    let [narrow, wide] =
+        SCALES.map(|s| resample(input, height, width_for(input.width as f32 * s), height));
     // The whole crop shrinks by 1 / (1 + 2 margin) and sits centred between blank rows.
     let shrink = 1.0 / (1.0 + 2.0 * MARGIN);
-    let width = width_for(input.width as f32 * shrink);
     let inner = ((height as f32 * shrink).round() as usize).clamp(1, height);
-    let small = resample(input, height, width, inner, width);
+    let small = resample(input, height, width_for(input.width as f32 * shrink), inner);
     [narrow, wide, small]
 }
 
 /// `input` scaled bilinearly to `inner_h` x `width`, centred vertically in a blank
 /// (zero: no ink) `height` x `width` image.
-fn resample(
-    input: &LineInput,
-    height: usize,
-    width: usize,
-    inner_h: usize,
-    inner_w: usize,
-) -> LineInput {
+fn resample(input: &LineInput, height: usize, width: usize, inner_h: usize) -> LineInput {
     let src_h = input.pixels.len() / input.width.max(1);
     let mut pixels = vec![0f32; height * width];
     let top = (height - inner_h) / 2;
@@ -58,8 +43,8 @@ fn resample(
             ((y as f32 + 0.5) * src_h as f32 / inner_h as f32 - 0.5).clamp(0.0, (src_h - 1) as f32);
         let (y0, fy) = (sy.floor() as usize, sy.fract());
         let y1 = (y0 + 1).min(src_h - 1);
-        for x in 0..inner_w {
-            let sx = ((x as f32 + 0.5) * input.width as f32 / inner_w as f32 - 0.5)
+        for x in 0..width {
+            let sx = ((x as f32 + 0.5) * input.width as f32 / width as f32 - 0.5)
                 .clamp(0.0, (input.width - 1) as f32);
             let (x0, fx) = (sx.floor() as usize, sx.fract());
             let x1 = (x0 + 1).min(input.width - 1);
