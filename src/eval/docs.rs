@@ -1,6 +1,8 @@
 //! `hawiya eval docs`: per side and capture mode, exact-match rate and character
 //! error rate of every printed field, the rate of documents with every field
-//! exact, classification accuracy, locator accuracy and stage latencies.
+//! exact, classification accuracy, locator accuracy and stage latencies; and the
+//! same rates by the card's width in the image, since resolution decides most of
+//! what a photo allows.
 //!
 //! Without a recognizer (`--geometry-only`) only decoding, locating and
 //! classifying are measured.
@@ -11,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::domain::arabic::fold;
 use crate::pipeline::classify::Classifier;
 use crate::pipeline::cli::{TruthLine, TruthRecord, corner_error, load_pipeline, read_truth};
 use crate::pipeline::decode::{self, DecodeLimits};
@@ -72,7 +75,48 @@ impl DocsArgs {
 pub struct FieldScore {
     pub count: usize,
     pub exact: f64,
+    /// Exact once both texts are folded ([`fold`]: hamza seats, final yaa, taa
+    /// marbuta), as clients that match names against their records compare them.
+    pub exact_folded: f64,
     pub cer: f64,
+}
+
+/// The field key of the national-ID number, on every kind that prints one.
+const NATIONAL_ID: &str = "national_id";
+
+/// Lower bounds of the card-width bands reported, in pixels of the image.
+const WIDTH_BANDS: [u32; 4] = [0, 300, 500, 700];
+
+/// The documents of a group whose card is `min_px` wide or more, and narrower
+/// than the next band's bound when there is one.
+#[derive(Debug, Clone, Serialize)]
+pub struct WidthBand {
+    pub min_px: u32,
+    pub max_px: Option<u32>,
+    pub count: usize,
+    pub classification_accuracy: f64,
+    /// Absent for kinds that print no national ID.
+    pub national_id_exact: Option<f64>,
+    pub all_fields_exact: f64,
+}
+
+impl WidthBand {
+    fn of(card_width_px: f32) -> usize {
+        WIDTH_BANDS
+            .iter()
+            .rposition(|&min| card_width_px >= min as f32)
+            .unwrap_or(0)
+    }
+}
+
+/// Counts behind a [`WidthBand`].
+#[derive(Debug, Default, Clone, Copy)]
+struct BandTally {
+    count: usize,
+    classified: usize,
+    national_ids: usize,
+    national_ids_exact: usize,
+    all_exact: usize,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -86,6 +130,9 @@ pub struct GroupReport {
     pub flow_a_exact: f64,
     pub fields: BTreeMap<String, FieldScore>,
     pub errors: BTreeMap<String, usize>,
+    /// The same rates by the card's width in the image (bands without documents
+    /// left out).
+    pub by_card_width: Vec<WidthBand>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -334,7 +381,8 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     }
     let mut groups: BTreeMap<String, GroupReport> = BTreeMap::new();
     let mut tallies: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
-    let mut field_tallies: BTreeMap<(String, String), (usize, usize, f64)> = BTreeMap::new();
+    let mut field_tallies: BTreeMap<(String, String), (usize, usize, usize, f64)> = BTreeMap::new();
+    let mut band_tallies: BTreeMap<(String, usize), BandTally> = BTreeMap::new();
     let mut stage_times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (record, outcome) in &outcomes {
         let group = groups.entry(outcome.group.clone()).or_default();
@@ -346,6 +394,11 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         t.0 += usize::from(outcome.kind_correct);
         t.1 += usize::from(outcome.located);
         t.3 += usize::from(outcome.flow_a_exact);
+        let band = band_tallies
+            .entry((outcome.group.clone(), WidthBand::of(record.card_width_px())))
+            .or_default();
+        band.count += 1;
+        band.classified += usize::from(outcome.kind_correct);
         if !args.geometry_only {
             let mut all_exact = true;
             for (key, truth) in &record.fields {
@@ -361,9 +414,15 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                     .or_default();
                 f.0 += 1;
                 f.1 += usize::from(exact);
-                f.2 += cer;
+                f.2 += usize::from(fold(read) == fold(truth));
+                f.3 += cer;
+                if key == NATIONAL_ID {
+                    band.national_ids += 1;
+                    band.national_ids_exact += usize::from(exact);
+                }
             }
             t.2 += usize::from(all_exact);
+            band.all_exact += usize::from(all_exact);
         }
         let mut total = 0.0;
         for (stage, d) in &outcome.timings {
@@ -385,16 +444,30 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         group.all_fields_exact = rate(t.2, group.count);
         group.flow_a_exact = rate(t.3, group.count);
     }
-    for ((group, key), (count, exact, cer)) in field_tallies {
+    for ((group, key), (count, exact, exact_folded, cer)) in field_tallies {
         if let Some(g) = groups.get_mut(&group) {
             g.fields.insert(
                 key,
                 FieldScore {
                     count,
                     exact: rate(exact, count),
+                    exact_folded: rate(exact_folded, count),
                     cer: cer / count.max(1) as f64,
                 },
             );
+        }
+    }
+    for ((group, band), tally) in band_tallies {
+        if let Some(g) = groups.get_mut(&group) {
+            g.by_card_width.push(WidthBand {
+                min_px: WIDTH_BANDS[band],
+                max_px: WIDTH_BANDS.get(band + 1).copied(),
+                count: tally.count,
+                classification_accuracy: rate(tally.classified, tally.count),
+                national_id_exact: (tally.national_ids > 0)
+                    .then(|| rate(tally.national_ids_exact, tally.national_ids)),
+                all_fields_exact: rate(tally.all_exact, tally.count),
+            });
         }
     }
     let n = outcomes.len();
@@ -625,9 +698,24 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
         );
         for (key, score) in &group.fields {
             println!(
-                "  {key:<20} exact {:>6.1} %   CER {:>6.2} %",
+                "  {key:<20} exact {:>6.1} %   folded {:>6.1} %   CER {:>6.2} %",
                 100.0 * score.exact,
+                100.0 * score.exact_folded,
                 100.0 * score.cer
+            );
+        }
+        for band in &group.by_card_width {
+            let width = match band.max_px {
+                Some(max) => format!("{}-{} px", band.min_px, max - 1),
+                None => format!(">= {} px", band.min_px),
+            };
+            println!(
+                "  card {width:<12} {:>4} docs: class {:>5.1} %, national_ID {}, all fields {:>5.1} %",
+                band.count,
+                100.0 * band.classification_accuracy,
+                band.national_id_exact
+                    .map_or("-".to_owned(), |r| format!("{:.1} %", 100.0 * r)),
+                100.0 * band.all_fields_exact,
             );
         }
     }
@@ -642,6 +730,15 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::recognizer::eval::read_labels;
+
+    #[test]
+    fn card_widths_fall_in_their_bands() {
+        let bands: Vec<usize> = [0.0, 299.9, 300.0, 499.0, 500.0, 699.9, 700.0, 4000.0]
+            .into_iter()
+            .map(WidthBand::of)
+            .collect();
+        assert_eq!(bands, [0, 0, 1, 1, 2, 2, 3, 3]);
+    }
 
     #[test]
     fn exported_lines_are_the_printed_lines_they_cover() {

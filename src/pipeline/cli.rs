@@ -178,6 +178,12 @@ impl TruthRecord {
             corners: self.corners.map(|[x, y]| Point::new(x * sx, y * sy)),
         }
     }
+
+    /// The card's width in the image's pixels: the mean of its top and bottom sides.
+    pub fn card_width_px(&self) -> f32 {
+        let c = self.quad_in(self.width, self.height).corners;
+        0.5 * (c[0].distance(c[1]) + c[3].distance(c[2]))
+    }
 }
 
 /// Largest corner distance between two outlines.
