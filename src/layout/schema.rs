@@ -235,7 +235,7 @@ pub struct Graphic {
     pub rect: UnitRect,
 }
 
-/// One variable field: `key` is the field name of `SynthDocument::fields` (FIELDS.md).
+/// One variable field: `key` is the field name of `SynthDocument::fields` (`layouts/<kind>.toml`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FieldSpec {

@@ -66,9 +66,11 @@ pub struct Extraction {
     pub flow_b: FlowBData,
     /// Overall confidence in 0..=1.
     pub confidence: f32,
-    /// Confidence in 0..=1 of every field read, keyed by its Flow B name.
+    /// Confidence in 0..=1 of every printed line read, keyed by the layout's field
+    /// key (`layouts/<kind>.toml`).
     pub field_confidence: BTreeMap<String, f32>,
-    /// Fields whose confidence is below the review threshold.
+    /// The Flow B fields resting on a line whose confidence is below the review
+    /// threshold.
     pub low_confidence_fields: Vec<String>,
     /// Time spent in each pipeline stage.
     #[serde(skip)]

@@ -1,7 +1,7 @@
 //! From printed field texts to both output records: the one conversion shared by the
 //! synthetic generator (expected outputs from the printed truth) and the pipeline
 //! (outputs from what it read, after its own validation). Everything is derived from
-//! the printed texts, keyed as in `layouts/<kind>.toml` (see FIELDS.md).
+//! the printed texts, keyed as in `layouts/<kind>.toml`.
 //!
 //! Flow A fields filled per kind (every other field stays `""`; `platenumber` is set
 //! only for car licences and `passportType` only for passports and permits, because
@@ -51,6 +51,37 @@ pub fn build(kind: DocumentKind, fields: &BTreeMap<String, String>) -> (FlowAFie
         DocumentKind::Passport => passport(&printed),
         DocumentKind::ResidencePermit => residence_permit(&printed),
     }
+}
+
+/// The Flow B fields whose value rests on any of the printed fields `keys`: those
+/// that change when the record is built without that text. A derived value counts
+/// (the birth date rests on the national ID), so a client reviewing the listed
+/// fields reviews everything a doubtful line fed. A key not printed feeds nothing.
+pub fn flow_b_fields_from(
+    kind: DocumentKind,
+    fields: &BTreeMap<String, String>,
+    keys: &[String],
+) -> Vec<String> {
+    let as_object = |data: FlowBData| match serde_json::to_value(data) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    let full = as_object(build(kind, fields).1);
+    let mut resting: Vec<String> = Vec::new();
+    for key in keys {
+        let mut without = fields.clone();
+        if without.remove(key).is_none() {
+            continue;
+        }
+        let reduced = as_object(build(kind, &without).1);
+        for (name, value) in &full {
+            if reduced.get(name) != Some(value) && !resting.contains(name) {
+                resting.push(name.clone());
+            }
+        }
+    }
+    resting.sort();
+    resting
 }
 
 /// Field access: a missing field reads as `""`, whitespace is trimmed.
@@ -477,6 +508,32 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn flow_b_fields_resting_on_printed_lines_follow_the_build() {
+        let f = fields(&[
+            ("first_name", "عبد الرحمن"),
+            ("last_name", "اشرف عبدالعزيز محمد"),
+            ("address_line1", "٧ ش منصور عطفة رامز"),
+            ("address_line2", "السيدة زينب - القاهره"),
+            ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("serial", "AB1234567"),
+        ]);
+        let of = |keys: &[&str]| {
+            let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+            flow_b_fields_from(DocumentKind::NidFront, &f, &keys)
+        };
+        assert_eq!(of(&["first_name"]), ["full_name", "full_name_en"]);
+        assert_eq!(
+            of(&["national_id"]),
+            ["birth_date", "gender", "national_id"]
+        );
+        assert_eq!(
+            of(&["address_line2", "serial"]),
+            ["address", "card_serial", "governorate", "governorate_en"]
+        );
+        assert!(of(&["birth_date", "no_such_line"]).is_empty());
     }
 
     #[test]

@@ -53,7 +53,7 @@ impl LineReading {
     }
 }
 
-/// Readings keyed by the layout's field key (FIELDS.md); a field whose line was not
+/// Readings keyed by the layout's field key (`layouts/<kind>.toml`); a field whose line was not
 /// found is absent.
 pub type Readings = BTreeMap<String, LineReading>;
 
@@ -88,6 +88,8 @@ pub struct PostProcessed {
     pub confidence: f32,
     /// Confidence per field, keyed by the layout's field key.
     pub field_confidence: BTreeMap<String, f32>,
+    /// The Flow B fields resting on a line read with less than [`LOW_CONFIDENCE`]
+    /// (named as in Flow B's `data`, where clients look for them).
     pub low_confidence_fields: Vec<String>,
 }
 
@@ -116,11 +118,12 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
         .iter()
         .map(|(k, f)| (k.clone(), f.confidence))
         .collect();
-    let low_confidence_fields = field_confidence
+    let doubtful: Vec<String> = field_confidence
         .iter()
         .filter(|(_, c)| **c < LOW_CONFIDENCE)
         .map(|(k, _)| k.clone())
         .collect();
+    let low_confidence_fields = crate::record::build::flow_b_fields_from(kind, &printed, &doubtful);
     // The weakest field bounds the document; the mean keeps one shaky optional
     // line from dominating.
     let confidence = if field_confidence.is_empty() {
@@ -137,5 +140,28 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
         confidence,
         field_confidence,
         low_confidence_fields,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubtful_lines_are_listed_by_the_flow_b_fields_they_feed() {
+        let mut readings = test_support::confident(&[
+            ("last_name", "اشرف عبدالعزيز محمد"),
+            ("address_line1", "٧ ش منصور"),
+            ("address_line2", "السيدة زينب - القاهرة"),
+            ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("serial", "AB1234567"),
+        ]);
+        readings.insert("first_name".into(), LineReading::single("باسل", 0.2));
+        let processed = post_process(DocumentKind::NidFront, &readings);
+        assert!(processed.field_confidence["first_name"] < LOW_CONFIDENCE);
+        assert_eq!(
+            processed.low_confidence_fields,
+            ["full_name", "full_name_en"]
+        );
     }
 }

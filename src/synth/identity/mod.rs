@@ -39,8 +39,8 @@ pub const REFERENCE_DATE: NaiveDate = match NaiveDate::from_ymd_opt(2025, 6, 30)
     None => panic!("valid date"),
 };
 
-/// One synthetic document side of `kind`: its printed fields (keys of FIELDS.md) and
-/// the expected Flow A / Flow B outputs.
+/// One synthetic document side of `kind`: its printed fields (keyed as in
+/// `layouts/<kind>.toml`) and the expected Flow A / Flow B outputs.
 pub fn generate(kind: DocumentKind, rng: &mut ChaCha8Rng) -> SynthDocument {
     // A stream of its own per kind: callers seeding every image the same way would
     // otherwise print the same person on every kind.

@@ -31,7 +31,7 @@ fn day(text: &str) -> chrono::NaiveDate {
     }
 }
 
-/// Keys of FIELDS.md per kind: (always printed, optional).
+/// Field keys per kind (`layouts/<kind>.toml`): (always printed, optional).
 fn contract(kind: DocumentKind) -> (&'static [&'static str], &'static [&'static str]) {
     match kind {
         DocumentKind::NidFront => (
