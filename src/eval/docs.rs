@@ -18,6 +18,7 @@ use crate::pipeline::classify::Classifier;
 use crate::pipeline::cli::{TruthLine, TruthRecord, corner_error, load_pipeline, read_truth};
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::locate::{self, LocateConfig};
+use crate::pipeline::post::LOW_CONFIDENCE;
 use crate::pipeline::post::text::levenshtein;
 use crate::pipeline::read::{LineCrop, cut_lines};
 use crate::pipeline::warp::{Homography, Point, Quad, warp_gray};
@@ -79,6 +80,22 @@ pub struct FieldScore {
     /// marbuta), as clients that match names against their records compare them.
     pub exact_folded: f64,
     pub cer: f64,
+    /// Share of the documents where the field was read with a confidence of at
+    /// least [`LOW_CONFIDENCE`], i.e. not sent for review...
+    pub confident: f64,
+    /// ...and the exact rate among those: how far an unreviewed value can be trusted.
+    pub exact_when_confident: f64,
+}
+
+/// Counts behind a [`FieldScore`].
+#[derive(Debug, Default, Clone, Copy)]
+struct FieldTally {
+    count: usize,
+    exact: usize,
+    exact_folded: usize,
+    cer: f64,
+    confident: usize,
+    confident_exact: usize,
 }
 
 /// The field key of the national-ID number, on every kind that prints one.
@@ -161,6 +178,8 @@ struct Outcome {
     located: bool,
     error: Option<String>,
     fields: BTreeMap<String, String>,
+    /// Confidence of every line read, by field key (empty when the document failed).
+    confidence: BTreeMap<String, f32>,
     flow_a_exact: bool,
     timings: Vec<(&'static str, Duration)>,
     /// The outline the document was read from.
@@ -220,6 +239,7 @@ fn geometry(
         located: false,
         error: None,
         fields: BTreeMap::new(),
+        confidence: BTreeMap::new(),
         flow_a_exact: false,
         timings: Vec::new(),
         quad: None,
@@ -275,9 +295,13 @@ fn full(
         OutlineMatch::new(&quad, &record.quad_in(w, h))
     });
     let (located, upright) = matched.map_or((false, false), |m| m.verdict(tolerance));
-    let (error, flow_a_exact) = match &result {
-        Ok(extraction) => (None, extraction.flow_a == record.flow_a),
-        Err(err) => (Some(err.reason().to_owned()), false),
+    let (error, flow_a_exact, confidence) = match result {
+        Ok(extraction) => (
+            None,
+            extraction.flow_a == record.flow_a,
+            extraction.field_confidence,
+        ),
+        Err(err) => (Some(err.reason().to_owned()), false, BTreeMap::new()),
     };
     Ok(Outcome {
         group,
@@ -286,6 +310,7 @@ fn full(
         located,
         error,
         fields: trace.fields,
+        confidence,
         flow_a_exact,
         timings: trace.timings,
         quad: trace.quad,
@@ -381,7 +406,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     }
     let mut groups: BTreeMap<String, GroupReport> = BTreeMap::new();
     let mut tallies: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
-    let mut field_tallies: BTreeMap<(String, String), (usize, usize, usize, f64)> = BTreeMap::new();
+    let mut field_tallies: BTreeMap<(String, String), FieldTally> = BTreeMap::new();
     let mut band_tallies: BTreeMap<(String, usize), BandTally> = BTreeMap::new();
     let mut stage_times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (record, outcome) in &outcomes {
@@ -412,10 +437,16 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                 let f = field_tallies
                     .entry((outcome.group.clone(), key.clone()))
                     .or_default();
-                f.0 += 1;
-                f.1 += usize::from(exact);
-                f.2 += usize::from(fold(read) == fold(truth));
-                f.3 += cer;
+                let confident = outcome
+                    .confidence
+                    .get(key)
+                    .is_some_and(|&c| c >= LOW_CONFIDENCE);
+                f.count += 1;
+                f.exact += usize::from(exact);
+                f.exact_folded += usize::from(fold(read) == fold(truth));
+                f.cer += cer;
+                f.confident += usize::from(confident);
+                f.confident_exact += usize::from(confident && exact);
                 if key == NATIONAL_ID {
                     band.national_ids += 1;
                     band.national_ids_exact += usize::from(exact);
@@ -444,15 +475,17 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         group.all_fields_exact = rate(t.2, group.count);
         group.flow_a_exact = rate(t.3, group.count);
     }
-    for ((group, key), (count, exact, exact_folded, cer)) in field_tallies {
+    for ((group, key), f) in field_tallies {
         if let Some(g) = groups.get_mut(&group) {
             g.fields.insert(
                 key,
                 FieldScore {
-                    count,
-                    exact: rate(exact, count),
-                    exact_folded: rate(exact_folded, count),
-                    cer: cer / count.max(1) as f64,
+                    count: f.count,
+                    exact: rate(f.exact, f.count),
+                    exact_folded: rate(f.exact_folded, f.count),
+                    cer: f.cer / f.count.max(1) as f64,
+                    confident: rate(f.confident, f.count),
+                    exact_when_confident: rate(f.confident_exact, f.confident),
                 },
             );
         }
@@ -698,10 +731,12 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
         );
         for (key, score) in &group.fields {
             println!(
-                "  {key:<20} exact {:>6.1} %   folded {:>6.1} %   CER {:>6.2} %",
+                "  {key:<20} exact {:>6.1} %   folded {:>6.1} %   CER {:>6.2} %   confident {:>5.1} %, of which exact {:>5.1} %",
                 100.0 * score.exact,
                 100.0 * score.exact_folded,
-                100.0 * score.cer
+                100.0 * score.cer,
+                100.0 * score.confident,
+                100.0 * score.exact_when_confident,
             );
         }
         for band in &group.by_card_width {
