@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Train the line recognizer from scratch: generates crops on the fly, checkpoints to
 # runs/recognizer (resumes from there when re-run), exports models/recognizer/
-# (model.safetensors fp16, config.json, vocab.json) every 10 minutes and at the end.
+# (model.safetensors fp16, config.json, vocab.json) every 10 minutes and at the end,
+# then fits the confidence calibration (calibration.json) on held-out crops.
 #
 #   scripts/train.sh                 # the full run (140 min budget)
 #   scripts/train.sh --minutes 90    # any `hawiya train` option passes through
@@ -38,4 +39,28 @@ if [ "${PIPELINE_CROPS:-1}" != 0 ]; then
 fi
 
 export RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-1}"
-exec "$hawiya" train "${extra[@]}" "$@"
+"$hawiya" train "${extra[@]}" "$@"
+
+# Calibrate the confidences (`calibration.json` beside the weights) on crops of
+# tuning seeds never trained on: 300 NID-front scans (4243), 300 NID-front photos
+# (4245), both cut by the line finder, and 1,000 generated lines of every kind (4246).
+out=models/recognizer
+args=("$@")
+for ((i = 0; i + 1 < ${#args[@]}; i++)); do
+    if [ "${args[i]}" = --out ]; then out="${args[i + 1]}"; fi
+done
+tuning=runs/calibration-crops
+calibrate=()
+for set in "4243 scan" "4245 photo"; do
+    read -r seed capture <<<"$set"
+    if [ ! -f "$tuning/lines-$seed/labels.jsonl" ]; then
+        "$hawiya" synth --kind nid-front --n 300 --seed "$seed" --capture "$capture" --out "$tuning/docs-$seed"
+        "$hawiya" eval docs --dir "$tuning/docs-$seed" --export-lines "$tuning/lines-$seed"
+        rm -rf "$tuning/docs-$seed"
+    fi
+    calibrate+=(--dir "$tuning/lines-$seed")
+done
+if [ ! -f "$tuning/lines-4246/labels.jsonl" ]; then
+    "$hawiya" synth --lines --n 1000 --seed 4246 --out "$tuning/lines-4246"
+fi
+"$hawiya" calibrate --model "$out" "${calibrate[@]}" --dir "$tuning/lines-4246"

@@ -22,6 +22,8 @@ enum Command {
     /// Measure accuracy: `eval lines` (the recognizer on labelled crops), `eval docs`
     /// (the whole pipeline on generated documents).
     Eval(hawiya::eval::EvalArgs),
+    /// Fit the recognizer's confidence calibration on held-out labelled crops.
+    Calibrate(hawiya::recognizer::cli::CalibrateArgs),
     /// Train the document kind/side classifier on generator output.
     TrainClassifier(hawiya::pipeline::cli::TrainClassifierArgs),
 }
@@ -36,6 +38,7 @@ fn main() -> anyhow::Result<()> {
         Command::Train(args) => hawiya::recognizer::cli::run_train(args),
         Command::Extract(args) => hawiya::pipeline::cli::run_extract(args),
         Command::Eval(args) => hawiya::eval::run(args),
+        Command::Calibrate(args) => hawiya::recognizer::cli::run_calibrate(args),
         Command::TrainClassifier(args) => hawiya::pipeline::cli::run_train_classifier(args),
     }
 }

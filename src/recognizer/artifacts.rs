@@ -13,6 +13,8 @@ use super::vocab::Vocab;
 pub const WEIGHTS_FILE: &str = "model.safetensors";
 pub const CONFIG_FILE: &str = "config.json";
 pub const VOCAB_FILE: &str = "vocab.json";
+/// Optional: the confidence calibration `hawiya calibrate` fits.
+pub const CALIBRATION_FILE: &str = "calibration.json";
 
 /// Writes `path` through a temporary file and a rename, so a reader (or a crash)
 /// never sees half a file.
@@ -46,5 +48,10 @@ pub fn export(
         serde_json::to_string_pretty(config)?.as_bytes(),
     )?;
     write_atomic(&dir.join(VOCAB_FILE), vocab.to_json().as_bytes())?;
+    // A calibration belongs to the weights it was fitted on.
+    match fs::remove_file(dir.join(CALIBRATION_FILE)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        _ => {}
+    }
     Ok(weights)
 }

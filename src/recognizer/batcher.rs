@@ -453,13 +453,7 @@ mod tests {
     }
 
     fn reading(text: String) -> Reading {
-        Reading {
-            text,
-            char_probs: Vec::new(),
-            confidence: 1.0,
-            alternatives: Vec::new(),
-            ctc_text: String::new(),
-        }
+        Reading::of_text(&text, 1.0)
     }
 
     impl LineReader for Arc<Echo> {

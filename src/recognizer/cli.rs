@@ -171,7 +171,7 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
         report = super::eval::Report::default();
         for (label, reading) in &mut pairs {
             reading.text = std::mem::take(&mut reading.ctc_text);
-            report.add(label.category, &label.text, &reading.text);
+            report.add(label.category, &label.text, reading);
         }
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -186,7 +186,7 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", report.to_json());
     } else {
-        print!("{}", report.table());
+        print!("{}\n{}", report.table(), report.reliability().table());
         println!(
             "{} crops in {seconds:.1} s ({:.0} crops/s, batch {}, beam {})",
             pairs.len(),
@@ -280,4 +280,68 @@ mod dump {
             println!("{i:02} {text}");
         }
     }
+}
+
+/// Fit the recognizer's confidence calibration on labelled crops of seeds never
+/// used in training, and save it beside the weights (`calibration.json`).
+#[derive(Debug, clap::Args)]
+pub struct CalibrateArgs {
+    /// Folder of labelled crops (`hawiya synth --lines` or `hawiya eval docs
+    /// --export-lines` output); repeatable.
+    #[arg(long = "dir", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Model folder; its calibration.json is replaced.
+    #[arg(long, default_value = super::reader::DEFAULT_MODEL_DIR)]
+    pub model: PathBuf,
+    /// Beam width to calibrate for (the pipeline reads with 3).
+    #[arg(long, default_value_t = 3)]
+    pub beam: usize,
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+}
+
+pub fn run_calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
+    use anyhow::Context;
+
+    use super::artifacts::{CALIBRATION_FILE, write_atomic};
+    use super::calibration::{Calibration, Sample};
+    use super::eval::Reliability;
+
+    let recognizer =
+        Recognizer::load(&ModelSource::Dir(args.model.clone()))?.with_calibration(None);
+    let mut samples = Vec::new();
+    for dir in &args.dirs {
+        let (_, pairs) = evaluate(
+            &recognizer,
+            dir,
+            DecodeOptions::beam(args.beam),
+            args.batch_size,
+        )?;
+        samples.extend(pairs.iter().map(|(label, reading)| Sample {
+            log_prob: reading.log_prob,
+            chars: reading.text.chars().count(),
+            exact: label.text == reading.text,
+        }));
+    }
+    let calibration = Calibration::fit(&samples)
+        .context("the crops hold no exact line or no wrong one: nothing to calibrate on")?;
+    let raw = Reliability::of(samples.iter().map(|s| (s.log_prob.exp(), s.exact)));
+    let calibrated = Reliability::of(
+        samples
+            .iter()
+            .map(|s| (calibration.probability(s.log_prob, s.chars), s.exact)),
+    );
+    println!(
+        "{} lines\n\nraw\n{}\ncalibrated (on the same lines)\n{}",
+        samples.len(),
+        raw.table(),
+        calibrated.table()
+    );
+    let path = args.model.join(CALIBRATION_FILE);
+    write_atomic(
+        &path,
+        serde_json::to_string_pretty(&calibration)?.as_bytes(),
+    )?;
+    println!("{calibration:?} written to {}", path.display());
+    Ok(())
 }

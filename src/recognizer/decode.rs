@@ -6,6 +6,7 @@ use candle_core::{D, Tensor};
 use serde::Serialize;
 
 use super::bidi::{logical_order, visual_order};
+use super::calibration::Calibration;
 use super::ctc;
 use super::model::{DecoderCache, LineModel};
 use super::preprocess::ImageBatch;
@@ -64,6 +65,15 @@ pub struct Hypothesis {
     /// the decoder's, or with CTC rescoring the mean of the decoder's and the CTC
     /// head's.
     pub log_prob: f32,
+    /// Probability that the transcript is right, in 0..=1: `exp(log_prob)`, or the
+    /// model's [`Calibration`] of it.
+    pub confidence: f32,
+}
+
+impl Hypothesis {
+    fn calibrate(&mut self, calibration: &Calibration) {
+        self.confidence = calibration.probability(self.log_prob, self.text.chars().count());
+    }
 }
 
 /// What the recognizer read on one crop.
@@ -73,8 +83,11 @@ pub struct Reading {
     pub text: String,
     /// Probability of each character of `text`.
     pub char_probs: Vec<f32>,
-    /// Probability that the whole transcript is right, in 0..=1.
+    /// Probability that the whole transcript is right, in 0..=1 (see
+    /// [`Hypothesis::confidence`]).
     pub confidence: f32,
+    /// Natural log of the transcript's probability (see [`Hypothesis::log_prob`]).
+    pub log_prob: f32,
     /// Runner-up transcripts from beam search, most likely first.
     pub alternatives: Vec<Hypothesis>,
     /// The CTC head's reading of the same crop: an independent second opinion.
@@ -89,14 +102,38 @@ impl Reading {
             .chain(
                 self.alternatives
                     .iter()
-                    .map(|h| (h.text.clone(), h.log_prob.exp())),
+                    .map(|h| (h.text.clone(), h.confidence)),
             )
             .collect()
     }
 
+    /// Replaces the raw probabilities of the reading and its alternatives by
+    /// `calibration`'s.
+    pub fn calibrate(&mut self, calibration: &Calibration) {
+        self.confidence = calibration.probability(self.log_prob, self.text.chars().count());
+        for h in &mut self.alternatives {
+            h.calibrate(calibration);
+        }
+    }
+
+    /// A reading of `text` alone with `confidence`, every character as sure (tests).
+    #[cfg(test)]
+    pub(crate) fn of_text(text: &str, confidence: f32) -> Reading {
+        let chars = text.chars().count();
+        Reading {
+            text: text.into(),
+            char_probs: vec![confidence.powf(1.0 / chars.max(1) as f32); chars],
+            confidence,
+            log_prob: confidence.ln(),
+            alternatives: Vec::new(),
+            ctc_text: String::new(),
+        }
+    }
+
     fn new(best: Hypothesis, alternatives: Vec<Hypothesis>, ctc_text: String) -> Reading {
         Reading {
-            confidence: best.log_prob.exp(),
+            confidence: best.confidence,
+            log_prob: best.log_prob,
             text: best.text,
             char_probs: best.char_probs,
             alternatives,
@@ -119,6 +156,7 @@ impl Partial {
             text: vocab.decode(&self.tokens),
             char_probs: self.probs,
             log_prob: self.log_prob,
+            confidence: self.log_prob.exp(),
         }
     }
 }

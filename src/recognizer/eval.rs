@@ -83,20 +83,104 @@ pub struct CategoryScore {
     pub count: usize,
 }
 
-/// Per-category tallies plus an `all` row.
+/// Upper bounds of the confidence bins of the reliability table.
+const CONFIDENCE_BINS: [f32; 6] = [0.2, 0.4, 0.6, 0.8, 0.95, 1.0];
+
+/// Lines read with a confidence in one bin, and how many of them were exact.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ReliabilityBin {
+    /// Confidences in `(previous bin's max, max]` (the first bin starts at 0).
+    pub max: f32,
+    pub count: usize,
+    pub mean_confidence: f64,
+    pub exact: f64,
+}
+
+/// Whether a reading's confidence means what it says: per bin, the mean confidence
+/// beside the exact rate, and the expected calibration error (their gap, weighted
+/// by the bins' sizes).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Reliability {
+    pub bins: Vec<ReliabilityBin>,
+    pub expected_calibration_error: f64,
+}
+
+impl Reliability {
+    pub fn of(readings: impl IntoIterator<Item = (f32, bool)>) -> Reliability {
+        let mut sums = [(0usize, 0f64, 0usize); CONFIDENCE_BINS.len()];
+        for (confidence, exact) in readings {
+            let bin = CONFIDENCE_BINS
+                .iter()
+                .position(|&max| confidence <= max)
+                .unwrap_or(CONFIDENCE_BINS.len() - 1);
+            sums[bin].0 += 1;
+            sums[bin].1 += f64::from(confidence);
+            sums[bin].2 += usize::from(exact);
+        }
+        let total: usize = sums.iter().map(|s| s.0).sum();
+        let mut reliability = Reliability::default();
+        for (&max, &(count, confidence, exact)) in CONFIDENCE_BINS.iter().zip(&sums) {
+            if count == 0 {
+                continue;
+            }
+            let bin = ReliabilityBin {
+                max,
+                count,
+                mean_confidence: confidence / count as f64,
+                exact: exact as f64 / count as f64,
+            };
+            reliability.expected_calibration_error +=
+                (bin.mean_confidence - bin.exact).abs() * count as f64 / total as f64;
+            reliability.bins.push(bin);
+        }
+        reliability
+    }
+
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "{:<12} {:>7} {:>12} {:>9}\n",
+            "confidence", "lines", "mean conf %", "exact %"
+        );
+        let mut low = 0.0;
+        for bin in &self.bins {
+            out += &format!(
+                "{:<12} {:>7} {:>12.1} {:>9.1}\n",
+                format!("{low:.2}-{:.2}", bin.max),
+                bin.count,
+                100.0 * bin.mean_confidence,
+                100.0 * bin.exact
+            );
+            low = bin.max;
+        }
+        out + &format!(
+            "expected calibration error {:.1} %\n",
+            100.0 * self.expected_calibration_error
+        )
+    }
+}
+
+/// Per-category tallies plus an `all` row, and the reliability of the confidences.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     pub categories: BTreeMap<LineCategory, Tally>,
     pub all: Tally,
+    /// (confidence, exact) of every line.
+    confidences: Vec<(f32, bool)>,
 }
 
 impl Report {
-    pub fn add(&mut self, category: LineCategory, truth: &str, read: &str) {
+    pub fn add(&mut self, category: LineCategory, truth: &str, reading: &Reading) {
+        let read = reading.text.as_str();
         self.categories
             .entry(category)
             .or_default()
             .add(truth, read);
         self.all.add(truth, read);
+        self.confidences.push((reading.confidence, truth == read));
+    }
+
+    pub fn reliability(&self) -> Reliability {
+        Reliability::of(self.confidences.iter().copied())
     }
 
     pub fn to_json(&self) -> serde_json::Value {
@@ -120,6 +204,10 @@ impl Report {
         map.insert(
             "all".into(),
             serde_json::to_value(score(&self.all)).expect("scores serialise"),
+        );
+        map.insert(
+            "reliability".into(),
+            serde_json::to_value(self.reliability()).expect("bins serialise"),
         );
         serde_json::Value::Object(map)
     }
@@ -186,7 +274,7 @@ pub fn evaluate(
         .map(|(l, r)| (l, r.expect("every crop was read")))
         .collect();
     for (l, r) in &pairs {
-        report.add(l.category, &l.text, &r.text);
+        report.add(l.category, &l.text, r);
     }
     Ok((report, pairs))
 }
@@ -201,13 +289,21 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("٣٠١", "٣٠١"), 0);
         let mut r = Report::default();
-        r.add(LineCategory::Name, "محمد", "محمد");
-        r.add(LineCategory::Name, "احمد", "أحمد");
+        r.add(LineCategory::Name, "محمد", &Reading::of_text("محمد", 0.9));
+        r.add(LineCategory::Name, "احمد", &Reading::of_text("أحمد", 0.7));
         let t = r.categories[&LineCategory::Name];
         assert_eq!((t.lines, t.exact, t.errors, t.chars), (2, 1, 1, 8));
         assert!((t.cer() - 0.125).abs() < 1e-9);
         let json = r.to_json();
         assert_eq!(json["name"]["count"], 2);
         assert_eq!(json["all"]["exact"], 0.5);
+        let bins = &json["reliability"]["bins"];
+        assert_eq!(bins[0]["max"].as_f64().map(|m| m as f32), Some(0.8));
+        assert_eq!(bins[0]["exact"], 0.0);
+        assert_eq!(bins[1]["exact"], 1.0);
+        let ece = json["reliability"]["expected_calibration_error"]
+            .as_f64()
+            .unwrap();
+        assert!((ece - 0.5 * (0.7 + 0.1)).abs() < 1e-6, "{ece}");
     }
 }

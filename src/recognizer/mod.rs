@@ -6,6 +6,7 @@ pub mod artifacts;
 pub mod augment;
 pub mod batcher;
 pub mod bidi;
+pub mod calibration;
 pub mod cli;
 pub mod config;
 pub mod ctc;
@@ -22,6 +23,7 @@ pub mod train;
 pub mod vocab;
 
 pub use batcher::{Batcher, BatcherConfig, BatcherHandle, LineReader, RecognizerReader};
+pub use calibration::Calibration;
 pub use config::ModelConfig;
 pub use decode::{DecodeOptions, Hypothesis, Reading};
 pub use device::{ComputeDevice, DEVICE_ENV, DeviceError};

@@ -6,7 +6,8 @@ use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
 use image::GrayImage;
 
-use super::artifacts::{CONFIG_FILE, VOCAB_FILE, WEIGHTS_FILE};
+use super::artifacts::{CALIBRATION_FILE, CONFIG_FILE, VOCAB_FILE, WEIGHTS_FILE};
+use super::calibration::Calibration;
 use super::config::ModelConfig;
 use super::decode::{DecodeOptions, Reading, decode};
 use super::device::{ComputeDevice, DeviceError};
@@ -111,6 +112,8 @@ pub struct Recognizer {
     model: LineModel,
     vocab: Vocab,
     device: Device,
+    /// Maps transcript probabilities to the chance a line is exact (absent: raw).
+    calibration: Option<Calibration>,
 }
 
 impl Recognizer {
@@ -122,12 +125,16 @@ impl Recognizer {
     pub fn load_on(source: &ModelSource, device: ComputeDevice) -> Result<Recognizer, LoadError> {
         let device = device.open()?;
         match source {
-            ModelSource::Dir(dir) => Recognizer::load_files(
-                &dir.join(WEIGHTS_FILE),
-                &dir.join(CONFIG_FILE),
-                &dir.join(VOCAB_FILE),
-                device,
-            ),
+            ModelSource::Dir(dir) => {
+                let calibration = dir.join(CALIBRATION_FILE);
+                Recognizer::load_files(
+                    &dir.join(WEIGHTS_FILE),
+                    &dir.join(CONFIG_FILE),
+                    &dir.join(VOCAB_FILE),
+                    calibration.exists().then_some(calibration.as_path()),
+                    device,
+                )
+            }
             ModelSource::Hub { repo, revision } => {
                 // HF_HUB_CACHE first (hf-hub 0.5 only reads HF_HOME), then HF_HOME,
                 // then ~/.cache/huggingface/hub.
@@ -156,6 +163,7 @@ impl Recognizer {
                     &get(WEIGHTS_FILE)?,
                     &get(CONFIG_FILE)?,
                     &get(VOCAB_FILE)?,
+                    cache_repo.get(CALIBRATION_FILE).as_deref(),
                     device,
                 )
             }
@@ -166,6 +174,7 @@ impl Recognizer {
         weights: &Path,
         config: &Path,
         vocab: &Path,
+        calibration: Option<&Path>,
         device: Device,
     ) -> Result<Recognizer, LoadError> {
         let read = |path: &Path| {
@@ -194,6 +203,13 @@ impl Recognizer {
                 vocab: voc.len(),
             });
         }
+        let calibration = match calibration {
+            Some(path) => Some(
+                serde_json::from_slice::<Calibration>(&read(path)?)
+                    .map_err(|e| malformed(path, e.to_string()))?,
+            ),
+            None => None,
+        };
         let bytes = read(weights)?;
         // fp16 on disk, f32 in memory: the CPU kernels are fastest in f32.
         let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device)
@@ -204,6 +220,7 @@ impl Recognizer {
             model,
             vocab: voc,
             device,
+            calibration,
         })
     }
 
@@ -213,7 +230,20 @@ impl Recognizer {
             model,
             vocab,
             device,
+            calibration: None,
         }
+    }
+
+    /// The same model with `calibration` applied to its confidences.
+    pub fn with_calibration(self, calibration: Option<Calibration>) -> Recognizer {
+        Recognizer {
+            calibration,
+            ..self
+        }
+    }
+
+    pub fn calibration(&self) -> Option<&Calibration> {
+        self.calibration.as_ref()
     }
 
     pub fn config(&self) -> &ModelConfig {
@@ -249,7 +279,7 @@ impl Recognizer {
         }
         let cfg = &self.model.config;
         let batch = ImageBatch::new(inputs, cfg, &self.device)?;
-        let readings = decode(&self.model, &self.vocab, &batch, options)?;
+        let readings = self.decode_calibrated(&batch, options)?;
         let Some(threshold) = options.revote_below else {
             return Ok(readings);
         };
@@ -264,7 +294,7 @@ impl Recognizer {
             .flat_map(|&i| revote::variants(inputs[i], cfg))
             .collect();
         let batch = ImageBatch::new(&variants.iter().collect::<Vec<_>>(), cfg, &self.device)?;
-        let mut second = decode(&self.model, &self.vocab, &batch, options)?.into_iter();
+        let mut second = self.decode_calibrated(&batch, options)?.into_iter();
         let mut doubtful = doubtful.into_iter().peekable();
         Ok(readings
             .into_iter()
@@ -274,6 +304,20 @@ impl Recognizer {
                 None => first,
             })
             .collect())
+    }
+
+    fn decode_calibrated(
+        &self,
+        batch: &ImageBatch,
+        options: DecodeOptions,
+    ) -> Result<Vec<Reading>, RecognizeError> {
+        let mut readings = decode(&self.model, &self.vocab, batch, options)?;
+        if let Some(calibration) = &self.calibration {
+            for r in &mut readings {
+                r.calibrate(calibration);
+            }
+        }
+        Ok(readings)
     }
 }
 
@@ -327,6 +371,44 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_saved_calibration_maps_the_confidences_until_the_next_export() {
+        let dir = tempfile::tempdir().unwrap();
+        let (original, _) = exported(dir.path());
+        let calibration = Calibration {
+            bias: 3.0,
+            log_nll: -1.5,
+            log_length: 0.5,
+        };
+        let path = dir.path().join(CALIBRATION_FILE);
+        std::fs::write(&path, serde_json::to_string(&calibration).unwrap()).unwrap();
+        let source = ModelSource::Dir(dir.path().to_path_buf());
+        let loaded = Recognizer::load(&source).unwrap();
+        assert_eq!(loaded.calibration(), Some(&calibration));
+        let crops = [bar_crop("١٢٣")];
+        let options = DecodeOptions::beam(2);
+        let raw = &original.recognize(&crops, options).unwrap()[0];
+        let mapped = &loaded.recognize(&crops, options).unwrap()[0];
+        assert_eq!(raw.text, mapped.text);
+        assert!((raw.confidence - raw.log_prob.exp()).abs() < 1e-6);
+        let expected = calibration.probability(raw.log_prob, raw.text.chars().count());
+        assert!((mapped.confidence - expected).abs() < 1e-4);
+        for (r, m) in raw.alternatives.iter().zip(&mapped.alternatives) {
+            let expected = calibration.probability(r.log_prob, r.text.chars().count());
+            assert!((m.confidence - expected).abs() < 1e-4);
+        }
+
+        std::fs::write(&path, "{\"bias\": 1}").unwrap();
+        assert!(matches!(
+            Recognizer::load(&source),
+            Err(LoadError::Malformed { .. })
+        ));
+        // A new export is other weights: the old calibration goes.
+        exported(dir.path());
+        assert!(!path.exists());
+        assert_eq!(Recognizer::load(&source).unwrap().calibration(), None);
     }
 
     #[test]

@@ -79,13 +79,7 @@ mod tests {
     use super::*;
 
     fn reading(text: &str) -> Reading {
-        Reading {
-            text: text.into(),
-            char_probs: vec![0.5; text.chars().count()],
-            confidence: 0.3,
-            alternatives: Vec::new(),
-            ctc_text: String::new(),
-        }
+        Reading::of_text(text, 0.3)
     }
 
     #[test]

@@ -77,7 +77,7 @@ impl Checked {
 pub type CheckedFields = BTreeMap<String, Checked>;
 
 /// A field below this confidence is listed for review.
-pub const LOW_CONFIDENCE: f32 = 0.6;
+pub const LOW_CONFIDENCE: f32 = 0.8;
 
 /// Output of post-processing: both records and the confidence report.
 #[derive(Debug, Clone)]
