@@ -39,10 +39,11 @@ pub fn load_pipeline(models: &Path) -> anyhow::Result<Pipeline> {
 /// choose a reading that validates.
 pub const BEAM_WIDTH: usize = 3;
 
-/// Lines read less confidently than this (0 to 1) are read again from three
-/// variants and put to a vote ([`crate::recognizer::revote`]). Off by default: it
-/// about doubles the recognition time (a 1600x1200 NID photo: 198 -> 315 ms p50),
-/// which breaks the photo latency target on a 2-core CPU.
+/// Lines read less confidently than this (0 to 1, the calibrated confidence; 0.8
+/// tuned on seed-4243 scan crops) are read again from three variants and put to a
+/// vote ([`crate::recognizer::revote`]). Off by default: it about doubles the
+/// recognition time (a 1600x1200 NID photo: 198 -> 315 ms p50), which breaks the
+/// photo latency target on a 2-core CPU.
 pub const REVOTE_BELOW_ENV: &str = "HAWIYA_REVOTE_BELOW";
 
 fn revote_below() -> anyhow::Result<Option<f32>> {
