@@ -21,6 +21,18 @@ cd "$(dirname "$0")/.."
 cargo build --release --bin hawiya
 hawiya="${CARGO_TARGET_DIR:-target}/release/hawiya"
 
+# pipeline_crops DIR SYNTH_ARGS...: renders documents with `hawiya synth SYNTH_ARGS`
+# and keeps only the labelled crops the line finder cuts from them, in DIR (once).
+pipeline_crops() {
+    local out=$1
+    shift
+    if [ ! -f "$out/labels.jsonl" ]; then
+        "$hawiya" synth "$@" --out "$out.docs"
+        "$hawiya" eval docs --dir "$out.docs" --export-lines "$out"
+        rm -rf "$out.docs"
+    fi
+}
+
 extra=()
 if [ "${PIPELINE_CROPS:-1}" != 0 ]; then
     crops=runs/pipeline-crops
@@ -28,11 +40,7 @@ if [ "${PIPELINE_CROPS:-1}" != 0 ]; then
     sets=("photo 12 photo 1500" "photo14 14 photo 1500" "scan 13 scan 500" "mixed 11 mixed 700")
     for set in "${sets[@]}"; do
         read -r name seed capture n <<<"$set"
-        if [ ! -f "$crops/lines-$name/labels.jsonl" ]; then
-            "$hawiya" synth --n "$n" --seed "$seed" --capture "$capture" --out "$crops/docs-$name"
-            "$hawiya" eval docs --dir "$crops/docs-$name" --export-lines "$crops/lines-$name"
-            rm -rf "$crops/docs-$name"
-        fi
+        pipeline_crops "$crops/lines-$name" --n "$n" --seed "$seed" --capture "$capture"
         extra+=(--extra-lines "$crops/lines-$name")
     done
     extra+=(--extra-share 0.35)
@@ -53,11 +61,7 @@ tuning=runs/calibration-crops
 calibrate=()
 for set in "4243 scan" "4245 photo"; do
     read -r seed capture <<<"$set"
-    if [ ! -f "$tuning/lines-$seed/labels.jsonl" ]; then
-        "$hawiya" synth --kind nid-front --n 300 --seed "$seed" --capture "$capture" --out "$tuning/docs-$seed"
-        "$hawiya" eval docs --dir "$tuning/docs-$seed" --export-lines "$tuning/lines-$seed"
-        rm -rf "$tuning/docs-$seed"
-    fi
+    pipeline_crops "$tuning/lines-$seed" --kind nid-front --n 300 --seed "$seed" --capture "$capture"
     calibrate+=(--dir "$tuning/lines-$seed")
 done
 if [ ! -f "$tuning/lines-4246/labels.jsonl" ]; then

@@ -35,7 +35,9 @@ fn features(log_prob: f32, chars: usize) -> [f64; 3] {
     [1.0, nll.ln(), (chars as f64 + 1.0).ln()]
 }
 
-fn sigmoid(z: f64) -> f64 {
+/// The logistic model's probability for weights `w` and features `x`.
+fn predict(w: &[f64; 3], x: &[f64; 3]) -> f64 {
+    let z: f64 = x.iter().zip(w).map(|(x, w)| x * w).sum();
     1.0 / (1.0 + (-z).exp())
 }
 
@@ -43,13 +45,13 @@ impl Calibration {
     /// The probability that a transcript of `chars` characters read with
     /// `log_prob` is exact.
     pub fn probability(&self, log_prob: f32, chars: usize) -> f32 {
-        let x = features(log_prob, chars);
-        let w = [
-            f64::from(self.bias),
-            f64::from(self.log_nll),
-            f64::from(self.log_length),
-        ];
-        sigmoid(x.iter().zip(w).map(|(x, w)| x * w).sum()) as f32
+        let w = [self.bias, self.log_nll, self.log_length].map(f64::from);
+        predict(&w, &features(log_prob, chars)) as f32
+    }
+
+    /// [`Calibration::probability`] of transcript `text`.
+    pub fn of_transcript(&self, log_prob: f32, text: &str) -> f32 {
+        self.probability(log_prob, text.chars().count())
     }
 
     /// Maximum-likelihood fit by Newton's method (the logistic loss is convex in
@@ -73,7 +75,7 @@ impl Calibration {
                 row[i] = 1e-6 * xs.len() as f64;
             }
             for (x, y) in &xs {
-                let p = sigmoid(x.iter().zip(&w).map(|(x, w)| x * w).sum());
+                let p = predict(&w, x);
                 for i in 0..3 {
                     gradient[i] += (p - y) * x[i];
                     for j in 0..3 {

@@ -72,7 +72,7 @@ pub struct Hypothesis {
 
 impl Hypothesis {
     fn calibrate(&mut self, calibration: &Calibration) {
-        self.confidence = calibration.probability(self.log_prob, self.text.chars().count());
+        self.confidence = calibration.of_transcript(self.log_prob, &self.text);
     }
 }
 
@@ -110,7 +110,7 @@ impl Reading {
     /// Replaces the raw probabilities of the reading and its alternatives by
     /// `calibration`'s.
     pub fn calibrate(&mut self, calibration: &Calibration) {
-        self.confidence = calibration.probability(self.log_prob, self.text.chars().count());
+        self.confidence = calibration.of_transcript(self.log_prob, &self.text);
         for h in &mut self.alternatives {
             h.calibrate(calibration);
         }

@@ -177,39 +177,33 @@ impl Recognizer {
         calibration: Option<&Path>,
         device: Device,
     ) -> Result<Recognizer, LoadError> {
-        let read = |path: &Path| {
+        fn malformed(path: &Path, reason: String) -> LoadError {
+            LoadError::Malformed {
+                path: path.to_path_buf(),
+                reason,
+            }
+        }
+        fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
             std::fs::read(path).map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => LoadError::Missing {
                     path: path.to_path_buf(),
                 },
-                _ => LoadError::Malformed {
-                    path: path.to_path_buf(),
-                    reason: e.to_string(),
-                },
+                _ => malformed(path, e.to_string()),
             })
-        };
-        let malformed = |path: &Path, reason: String| LoadError::Malformed {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let cfg: ModelConfig =
-            serde_json::from_slice(&read(config)?).map_err(|e| malformed(config, e.to_string()))?;
+        }
+        fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
+            serde_json::from_slice(&read(path)?).map_err(|e| malformed(path, e.to_string()))
+        }
+        let cfg: ModelConfig = read_json(config)?;
         cfg.validate().map_err(|e| malformed(config, e))?;
-        let voc: Vocab =
-            serde_json::from_slice(&read(vocab)?).map_err(|e| malformed(vocab, e.to_string()))?;
+        let voc: Vocab = read_json(vocab)?;
         if voc.len() != cfg.vocab_size {
             return Err(LoadError::VocabMismatch {
                 config: cfg.vocab_size,
                 vocab: voc.len(),
             });
         }
-        let calibration = match calibration {
-            Some(path) => Some(
-                serde_json::from_slice::<Calibration>(&read(path)?)
-                    .map_err(|e| malformed(path, e.to_string()))?,
-            ),
-            None => None,
-        };
+        let calibration: Option<Calibration> = calibration.map(read_json).transpose()?;
         let bytes = read(weights)?;
         // fp16 on disk, f32 in memory: the CPU kernels are fastest in f32.
         let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device)

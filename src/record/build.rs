@@ -57,23 +57,25 @@ pub fn build(kind: DocumentKind, fields: &BTreeMap<String, String>) -> (FlowAFie
 /// that change when the record is built without that text. A derived value counts
 /// (the birth date rests on the national ID), so a client reviewing the listed
 /// fields reviews everything a doubtful line fed. A key not printed feeds nothing.
+/// `built` is what [`build`] gave for all of `fields`.
 pub fn flow_b_fields_from(
     kind: DocumentKind,
     fields: &BTreeMap<String, String>,
+    built: &FlowBData,
     keys: &[String],
 ) -> Vec<String> {
-    let as_object = |data: FlowBData| match serde_json::to_value(data) {
+    let as_object = |data: &FlowBData| match serde_json::to_value(data) {
         Ok(serde_json::Value::Object(map)) => map,
         _ => serde_json::Map::new(),
     };
-    let full = as_object(build(kind, fields).1);
+    let full = as_object(built);
     let mut resting: Vec<String> = Vec::new();
     for key in keys {
         let mut without = fields.clone();
         if without.remove(key).is_none() {
             continue;
         }
-        let reduced = as_object(build(kind, &without).1);
+        let reduced = as_object(&build(kind, &without).1);
         for (name, value) in &full {
             if reduced.get(name) != Some(value) && !resting.contains(name) {
                 resting.push(name.clone());
@@ -528,7 +530,8 @@ mod tests {
         let f = nid_front_printed();
         let of = |keys: &[&str]| {
             let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-            flow_b_fields_from(DocumentKind::NidFront, &f, &keys)
+            let (_, built) = build(DocumentKind::NidFront, &f);
+            flow_b_fields_from(DocumentKind::NidFront, &f, &built, &keys)
         };
         assert_eq!(of(&["first_name"]), ["full_name", "full_name_en"]);
         assert_eq!(

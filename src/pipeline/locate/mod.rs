@@ -118,11 +118,11 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     // precision, so it is the fallback when no outline is clearly backed. A quiet
     // photo with no backed outline at all (a pale card blurred on pale paper) gets
     // the same second look.
-    if (field.threshold > NOISY_THRESHOLD || found.is_empty())
-        && found
-            .first()
-            .is_none_or(|(_, score, _)| *score < NOISY_FALLBACK_SCORE)
-    {
+    let second_look = match found.first() {
+        None => true,
+        Some((_, score, _)) => field.threshold > NOISY_THRESHOLD && *score < NOISY_FALLBACK_SCORE,
+    };
+    if second_look {
         let smooth = GradientField::pooled(&colour, sw, sh);
         let smooth_found = edge_outlines(&smooth);
         if !smooth_found.is_empty() {

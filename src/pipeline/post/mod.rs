@@ -123,7 +123,8 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
         .filter(|(_, c)| **c < LOW_CONFIDENCE)
         .map(|(k, _)| k.clone())
         .collect();
-    let low_confidence_fields = crate::record::build::flow_b_fields_from(kind, &printed, &doubtful);
+    let low_confidence_fields =
+        crate::record::build::flow_b_fields_from(kind, &printed, &flow_b, &doubtful);
     // The weakest field bounds the document; the mean keeps one shaky optional
     // line from dominating.
     let confidence = if field_confidence.is_empty() {
