@@ -49,6 +49,15 @@ const MARGIN_X: f32 = 0.02;
 const MARGIN_Y: f32 = 0.03;
 /// How far from its box's aligned edge a line may end, in card widths.
 const ALIGN_REACH: f32 = 0.05;
+/// How far above and below its densest band a line's marks may reach, in ems.
+const GROW_REACH: f32 = 0.45;
+/// Ink a row needs to count as part of the line, as a share of the densest row's.
+const GROW_FLOOR: f32 = 0.015;
+/// Paper kept around a line's ink, in ems: above and below it (the recognizer,
+/// trained on generated lines with full glyph extents, reads a line better with
+/// some), and at its ends.
+const PAD_Y: f32 = 0.3;
+const PAD_X: f32 = 0.35;
 /// Widest gap inside one line, in ems (word gaps are joined up to 1.4 first).
 const LINE_GAP: f32 = 2.5;
 
@@ -100,23 +109,20 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
         return None;
     }
     let (mut top, mut bottom) = (best.1, (best.1 + band).min(wh));
-    // Grow over ascenders and descenders (rows still holding some ink).
+    // Grow over ascenders and descenders: the farthest row within reach that still
+    // holds some ink, across blank rows, since dots and hamzas stand apart from
+    // their letters (a final yaa's dots lost make it an alef maqsura).
     let peak = rows[top..bottom].iter().copied().fold(0.0, f32::max);
-    let reach = (0.45 * em) as usize;
-    let floor = 0.08 * peak;
-    for _ in 0..reach {
-        if top > 0 && rows[top - 1] > floor {
-            top -= 1;
-        } else {
-            break;
-        }
+    let reach = (GROW_REACH * em) as usize;
+    let floor = (GROW_FLOOR * peak).max(1.0);
+    if let Some(above) = (top.saturating_sub(reach)..top).find(|&y| rows[y] > floor) {
+        top = above;
     }
-    for _ in 0..reach {
-        if bottom < wh && rows[bottom] > floor {
-            bottom += 1;
-        } else {
-            break;
-        }
+    if let Some(below) = (bottom..(bottom + reach).min(wh))
+        .rev()
+        .find(|&y| rows[y] > floor)
+    {
+        bottom = below + 1;
     }
 
     // Columns: clusters of inked columns, joined across gaps narrower than the
@@ -176,8 +182,8 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
         }
     }
     let (left, right) = (clusters[first].0, clusters[last].1);
-    let pad_x = (0.35 * em) as u32;
-    let pad_y = (0.2 * em) as u32;
+    let pad_x = (PAD_X * em) as u32;
+    let pad_y = (PAD_Y * em) as u32;
     let line = LineBox {
         x0: (x0 + left as u32).saturating_sub(pad_x),
         y0: (y0 + top as u32).saturating_sub(pad_y),
@@ -360,6 +366,27 @@ mod tests {
         };
         let line = find_line(&card, &left).unwrap();
         assert!(line.x0 < 460 && line.x1 < 700, "{line:?}");
+    }
+
+    #[test]
+    fn a_line_keeps_the_dots_that_stand_apart_below_it() {
+        // A short name whose last letter's two dots sit 0.4 em under the body,
+        // blank rows between: a final yaa that loses them reads as alef maqsura.
+        let mut card = card_with_lines(&[(0.333, 0.88, 0.95, 0.04)]);
+        let em = 0.04 * 630.0;
+        let body_bottom = (0.333 * 630.0 + 0.45 * em) as u32;
+        let dots = (body_bottom + (0.4 * em) as u32)..(body_bottom + (0.4 * em) as u32 + 3);
+        for y in dots.clone() {
+            for x in (890..893).chain(897..900) {
+                card.put_pixel(x, y, Luma([25]));
+            }
+        }
+        let line = find_line(
+            &card,
+            &region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04),
+        )
+        .unwrap();
+        assert!(line.y1 >= dots.end, "{line:?} ends above the dots {dots:?}");
     }
 
     #[test]
