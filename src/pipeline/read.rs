@@ -55,9 +55,9 @@ const GROW_REACH: f32 = 0.45;
 const GROW_FLOOR: f32 = 0.015;
 /// Paper kept around a line's ink, in ems: above and below it (the recognizer,
 /// trained on generated lines with full glyph extents, reads a line better with
-/// some), and at its ends.
+/// some), and at its ends, where a blurred final `٠` is too faint for the ink mask.
 const PAD_Y: f32 = 0.3;
-const PAD_X: f32 = 0.35;
+const PAD_X: f32 = 0.6;
 /// Widest gap inside one line, in ems (word gaps are joined up to 1.4 first).
 const LINE_GAP: f32 = 2.5;
 
