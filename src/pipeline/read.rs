@@ -375,7 +375,8 @@ mod tests {
         let mut card = card_with_lines(&[(0.333, 0.88, 0.95, 0.04)]);
         let em = 0.04 * 630.0;
         let body_bottom = (0.333 * 630.0 + 0.45 * em) as u32;
-        let dots = (body_bottom + (0.4 * em) as u32)..(body_bottom + (0.4 * em) as u32 + 3);
+        let dots_top = body_bottom + (0.4 * em) as u32;
+        let dots = dots_top..dots_top + 3;
         for y in dots.clone() {
             for x in (890..893).chain(897..900) {
                 card.put_pixel(x, y, Luma([25]));
