@@ -18,6 +18,7 @@ use image::{RgbImage, imageops};
 use super::warp::{Point, Quad};
 
 mod region;
+mod three_sided;
 
 use region::surface_region;
 
@@ -881,6 +882,14 @@ fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(
         if distinct.len() == max {
             break;
         }
+    }
+    let best_found = distinct
+        .first()
+        .map(|(quad, score)| (quad, rank(quad, *score)));
+    if let Some(outline) = three_sided::enclosing_outline(field, &lines, &pairs, best_found, config)
+    {
+        distinct.insert(0, outline);
+        distinct.truncate(max);
     }
     distinct
         .into_iter()

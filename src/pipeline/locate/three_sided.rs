@@ -1,0 +1,181 @@
+//! Outlines with one side lost: a card's edge can vanish under glare or against a
+//! surface of its own shade, while its other three sides stay crisp. The edge
+//! search then has no four-sided candidate for the card and settles for a
+//! rectangle printed on it (a block of the back's barcode, whose bars are the
+//! strongest lines in the image). Three backed sides and the document's aspect
+//! place the fourth.
+
+use super::{GradientField, Line, LocateConfig, angle_between, score_shape, side_support_parts};
+use crate::pipeline::warp::{Point, Quad};
+
+/// Support each of the three sides needs (as in `score_quad`: the mean of the
+/// side's thirds and their weakest, averaged).
+const MIN_SIDE_SUPPORT: f32 = 0.8;
+/// Score of a three-sided outline relative to its sides' support: a side taken
+/// on trust costs against a fully backed outline of the same size.
+const MISSING_SIDE_COST: f32 = 0.5;
+/// Least area of a three-sided outline over the outline it encloses. A printed
+/// rectangle is a fraction of its card; an outline barely larger is more likely
+/// the card itself, found whole, with the fourth side of another document's aspect.
+const MIN_GROWTH: f32 = 2.0;
+
+/// The best three-sided outline by the edge search's rank (`score · √area`)
+/// that encloses the edge search's best outline and outranks it, with its
+/// score; any three-sided outline when the search found none. `pairs` are the
+/// roughly parallel pairs of candidate lines.
+pub(super) fn enclosing_outline(
+    field: &GradientField,
+    lines: &[Line],
+    pairs: &[(Line, Line)],
+    best_found: Option<(&Quad, f32)>,
+    config: &LocateConfig,
+) -> Option<(Quad, f32)> {
+    let (w, h) = (field.width as f32, field.height as f32);
+    let threshold = field.threshold;
+    let support = |a: Point, b: Point| {
+        let parts = side_support_parts::<3>(field, a, b, threshold);
+        let min = parts.iter().copied().fold(1.0, f32::min);
+        0.5 * (parts.iter().sum::<f32>() / 3.0 + min)
+    };
+    let mut best: Option<(Quad, f32, f32)> = None;
+    for &(a, b) in pairs {
+        for &c in lines {
+            if angle_between(&a, &c) < 60f32.to_radians() {
+                continue;
+            }
+            let (Some(ac), Some(bc)) = (a.intersect(&c), b.intersect(&c)) else {
+                continue;
+            };
+            // The side between the pair is checked once, before its quads are built.
+            let across = support(bc, ac);
+            if across < MIN_SIDE_SUPPORT {
+                continue;
+            }
+            let gap = ac.distance(bc);
+            for &aspect in &config.document_aspects {
+                // The pair is either the long sides or the short ones.
+                for length in [gap * aspect, gap / aspect] {
+                    for sign in [1.0f32, -1.0] {
+                        let d = Line {
+                            rho: c.rho + sign * length,
+                            ..c
+                        };
+                        let (Some(ad), Some(bd)) = (a.intersect(&d), b.intersect(&d)) else {
+                            continue;
+                        };
+                        let quad = Quad {
+                            corners: [ac, ad, bd, bc],
+                        };
+                        if score_shape(&quad, w, h, config).is_none()
+                            || best_found.is_some_and(|(inner, _)| {
+                                quad.area() < MIN_GROWTH * inner.area() || !encloses(&quad, inner)
+                            })
+                        {
+                            continue;
+                        }
+                        let sides = [support(ac, ad), support(bd, bc)];
+                        if sides.iter().any(|&s| s < MIN_SIDE_SUPPORT) {
+                            continue;
+                        }
+                        let score = MISSING_SIDE_COST * (sides[0] + sides[1] + across) / 3.0;
+                        let rank = score * (quad.area() / (w * h)).sqrt();
+                        let floor = best_found.map_or(0.0, |(_, rank)| rank);
+                        if rank > floor && best.as_ref().is_none_or(|b| rank > b.2) {
+                            best = Some((quad, score, rank));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    best.map(|(quad, score, _)| (quad, score))
+}
+
+/// Whether every corner of `inner` lies inside the convex `outer` (or on it).
+fn encloses(outer: &Quad, inner: &Quad) -> bool {
+    let c = outer.corners;
+    let side = |i: usize, p: Point| {
+        let (a, b) = (c[i], c[(i + 1) % 4]);
+        (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+    };
+    let centre = Point::new(
+        c.iter().map(|p| p.x).sum::<f32>() / 4.0,
+        c.iter().map(|p| p.y).sum::<f32>() / 4.0,
+    );
+    // One working pixel of slack: the inner outline may share a side.
+    (0..4).all(|i| {
+        let inward = side(i, centre).signum();
+        let length = c[i].distance(c[(i + 1) % 4]).max(1e-3);
+        inner
+            .corners
+            .iter()
+            .all(|&p| side(i, p) * inward / length >= -1.0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use image::{Rgb, RgbImage};
+
+    use super::super::{LocateConfig, locate};
+    use crate::pipeline::warp::{Homography, Point};
+
+    /// A pale card whose lower half is a barcode of dense vertical bars.
+    fn barcode_card(width: u32, height: u32) -> RgbImage {
+        let unit = (width / 170).max(1);
+        RgbImage::from_fn(width, height, |x, y| {
+            let (u, v) = (x as f32 / width as f32, y as f32 / height as f32);
+            // Bars one to three units wide, in a fixed irregular pattern.
+            let bar = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0][((x / unit) % 13) as usize] == 1;
+            if (0.04..0.96).contains(&u) && (0.55..0.92).contains(&v) && bar {
+                Rgb([25, 25, 30])
+            } else {
+                Rgb([205, 215, 225])
+            }
+        })
+    }
+
+    #[test]
+    fn a_card_whose_top_edge_vanishes_is_not_taken_for_its_barcode() {
+        let card = barcode_card(856, 540);
+        let truth = [
+            Point::new(380.0, 300.0),
+            Point::new(1236.0, 320.0),
+            Point::new(1226.0, 860.0),
+            Point::new(370.0, 840.0),
+        ];
+        let (cw, ch) = (card.width() as f32, card.height() as f32);
+        let to_card = Homography::from_points(
+            truth,
+            [
+                Point::new(0.0, 0.0),
+                Point::new(cw, 0.0),
+                Point::new(cw, ch),
+                Point::new(0.0, ch),
+            ],
+        )
+        .unwrap();
+        // A plain grey table, except that above the card's top edge it takes the
+        // card's own colour, the way glare or a pale surface swallows one side.
+        let image = RgbImage::from_fn(1600, 1200, |x, y| {
+            let p = to_card.apply(Point::new(x as f32 + 0.5, y as f32 + 0.5));
+            let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 7) as u8;
+            if p.x >= 0.0 && p.y >= 0.0 && p.x < cw && p.y < ch {
+                *card.get_pixel(p.x as u32, p.y as u32)
+            } else if p.y < 0.0 {
+                Rgb([205, 215, 225])
+            } else {
+                Rgb([110 + noise, 112 + noise, 115 + noise])
+            }
+        });
+        let found = locate(&image, &LocateConfig::default()).expect("card found");
+        let error = found
+            .quad
+            .corners
+            .iter()
+            .zip(&truth)
+            .map(|(a, b)| a.distance(*b))
+            .fold(0.0, f32::max);
+        assert!(error < 30.0, "corner error {error} px: {found:?}");
+    }
+}
