@@ -70,6 +70,23 @@ impl Quad {
             .sum();
         twice.abs() / 2.0
     }
+
+    /// Whether every corner of `inner` lies inside this convex outline, or at most
+    /// `slack` pixels outside it (the two may share a side).
+    pub fn encloses(&self, inner: &Quad, slack: f32) -> bool {
+        let c = self.corners;
+        let centre = Point::new(
+            c.iter().map(|p| p.x).sum::<f32>() / 4.0,
+            c.iter().map(|p| p.y).sum::<f32>() / 4.0,
+        );
+        // Signed distance of `p` from side i, positive on the centre's side.
+        let inside_by = |i: usize, p: Point| {
+            let (a, b) = (c[i], c[(i + 1) % 4]);
+            let cross = |p: Point| (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
+            cross(p) * cross(centre).signum() / a.distance(b).max(1e-3)
+        };
+        (0..4).all(|i| inner.corners.iter().all(|&p| inside_by(i, p) >= -slack))
+    }
 }
 
 /// A 3×3 projective transform, row-major, `h[8] == 1`.

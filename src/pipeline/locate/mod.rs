@@ -63,6 +63,9 @@ impl Default for LocateConfig {
 const NOISY_THRESHOLD: f32 = 12.0;
 /// Best outline score under which a noisy image is searched again, smoothed.
 const NOISY_FALLBACK_SCORE: f32 = 0.6;
+/// Edge support of an outline crisp enough that a surface region inside it is
+/// taken for a block printed on the document.
+const CRISP_OUTLINE: f32 = 0.9;
 
 /// How the outline was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -137,9 +140,16 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         let score = score_quad(&field, &refined, config).unwrap_or(0.0);
         let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
         // First on a scanner (where a faint card loses the edge search to the
-        // holder's photo or the page), or when its edges are partly backed and it
-        // is not much smaller than the edge search's best outline.
-        let first = region.on_scanner_surface()
+        // holder's photo or the page), unless it is a block printed inside a
+        // crisp outline the edge search found (a white card on white paper
+        // differs from the page only by its print); or when its edges are partly
+        // backed and it is not much smaller than the edge search's best outline.
+        let printed_block = found.first().is_some_and(|(best, score, _)| {
+            *score >= CRISP_OUTLINE
+                && best.area() >= 2.0 * refined.area()
+                && best.encloses(&refined, 1.0)
+        });
+        let first = (region.on_scanner_surface() && !printed_block)
             || found.first().is_none_or(|best| {
                 score >= 0.3 && rank(&refined, score) >= 0.8 * rank(&best.0, best.1)
             });
@@ -1190,6 +1200,43 @@ pub(crate) mod tests {
         let err = corner_error(&found.quad, &truth);
         let width = truth[0].distance(truth[1]);
         assert!(err < 0.04 * width, "corner error {err} px: {found:?}");
+    }
+
+    #[test]
+    fn a_white_card_on_a_scanner_is_not_taken_for_its_photo() {
+        // A white card with a thin grey printed border, its holder's photo and
+        // text, on a scanner's white glass: the photo is the region that stands
+        // out most from the glass, the border the crisp outline. A 4:3 frame, so
+        // the photo is not dropped as a rectangle printed on a cropped card.
+        let (x0, y0, x1, y1) = (300u32, 200u32, 1156u32, 740u32);
+        let image = RgbImage::from_fn(1600, 1200, |x, y| {
+            let inside = (x0..x1).contains(&x) && (y0..y1).contains(&y);
+            let border = inside && (x < x0 + 3 || x >= x1 - 3 || y < y0 + 3 || y >= y1 - 3);
+            let (u, v) = (
+                (x - x0.min(x)) as f32 / 856.0,
+                (y - y0.min(y)) as f32 / 540.0,
+            );
+            let photo = inside && (0.04..0.34).contains(&u) && (0.1..0.8).contains(&v);
+            let text = inside
+                && (0.4..0.9).contains(&u)
+                && [0.3, 0.45, 0.6].iter().any(|&row| (v - row).abs() < 0.02)
+                && !((u * 60.0) as u32).is_multiple_of(3);
+            let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 4) as u8;
+            if border {
+                Rgb([150, 150, 155])
+            } else if photo {
+                Rgb([90, 80, 75])
+            } else if text {
+                Rgb([30, 30, 40])
+            } else {
+                Rgb([248 - noise, 248 - noise, 248 - noise])
+            }
+        });
+        let found = locate(&image, &LocateConfig::default()).expect("card found");
+        let truth =
+            [(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map(|(x, y)| Point::new(x as f32, y as f32));
+        let err = corner_error(&found.quad, &truth);
+        assert!(err < 12.0, "corner error {err} px, {found:?}");
     }
 
     #[test]

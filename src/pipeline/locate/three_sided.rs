@@ -68,7 +68,8 @@ pub(super) fn enclosing_outline(
                         };
                         if score_shape(&quad, w, h, config).is_none()
                             || best_found.is_some_and(|(inner, _)| {
-                                quad.area() < MIN_GROWTH * inner.area() || !encloses(&quad, inner)
+                                quad.area() < MIN_GROWTH * inner.area()
+                                    || !quad.encloses(inner, 1.0)
                             })
                         {
                             continue;
@@ -89,28 +90,6 @@ pub(super) fn enclosing_outline(
         }
     }
     best.map(|(quad, score, _)| (quad, score))
-}
-
-/// Whether every corner of `inner` lies inside the convex `outer` (or on it).
-fn encloses(outer: &Quad, inner: &Quad) -> bool {
-    let c = outer.corners;
-    let side = |i: usize, p: Point| {
-        let (a, b) = (c[i], c[(i + 1) % 4]);
-        (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
-    };
-    let centre = Point::new(
-        c.iter().map(|p| p.x).sum::<f32>() / 4.0,
-        c.iter().map(|p| p.y).sum::<f32>() / 4.0,
-    );
-    // One working pixel of slack: the inner outline may share a side.
-    (0..4).all(|i| {
-        let inward = side(i, centre).signum();
-        let length = c[i].distance(c[(i + 1) % 4]).max(1e-3);
-        inner
-            .corners
-            .iter()
-            .all(|&p| side(i, p) * inward / length >= -1.0)
-    })
 }
 
 #[cfg(test)]
