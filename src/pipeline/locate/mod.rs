@@ -1086,6 +1086,30 @@ pub(crate) mod tests {
         seed: u64,
     ) -> RgbImage {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let base: [f32; 3] = [
+            rng.random_range(60.0..140.0),
+            rng.random_range(50.0..120.0),
+            rng.random_range(30.0..90.0),
+        ];
+        let stripes = rng.random_range(6.0..20.0f32);
+        paste(card, width, height, corners, |x, y, _| {
+            // Wood-like grain plus per-pixel noise.
+            let grain = ((x as f32 + 0.3 * y as f32) / stripes).sin() * 18.0;
+            let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 23) as f32 - 11.0;
+            Rgb(base.map(|b| (b + grain + noise).clamp(0.0, 255.0) as u8))
+        })
+    }
+
+    /// Pastes `card` into a `width`×`height` image with its corners at `corners`
+    /// (TL, TR, BR, BL of the card); `background(x, y, p)` colours the rest, `p`
+    /// being the pixel's position in the card's own coordinates.
+    pub(crate) fn paste(
+        card: &RgbImage,
+        width: u32,
+        height: u32,
+        corners: [Point; 4],
+        background: impl Fn(u32, u32, Point) -> Rgb<u8>,
+    ) -> RgbImage {
         let (cw, ch) = (card.width() as f32, card.height() as f32);
         let to_card = Homography::from_points(
             corners,
@@ -1097,21 +1121,12 @@ pub(crate) mod tests {
             ],
         )
         .unwrap();
-        let base: [f32; 3] = [
-            rng.random_range(60.0..140.0),
-            rng.random_range(50.0..120.0),
-            rng.random_range(30.0..90.0),
-        ];
-        let stripes = rng.random_range(6.0..20.0f32);
         RgbImage::from_fn(width, height, |x, y| {
             let p = to_card.apply(Point::new(x as f32 + 0.5, y as f32 + 0.5));
             if p.x >= 0.0 && p.y >= 0.0 && p.x < cw && p.y < ch {
                 *card.get_pixel(p.x as u32, p.y as u32)
             } else {
-                // Wood-like grain plus per-pixel noise.
-                let grain = ((x as f32 + 0.3 * y as f32) / stripes).sin() * 18.0;
-                let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 23) as f32 - 11.0;
-                Rgb(base.map(|b| (b + grain + noise).clamp(0.0, 255.0) as u8))
+                background(x, y, p)
             }
         })
     }

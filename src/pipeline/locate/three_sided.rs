@@ -96,8 +96,9 @@ pub(super) fn enclosing_outline(
 mod tests {
     use image::{Rgb, RgbImage};
 
+    use super::super::tests::paste;
     use super::super::{LocateConfig, locate};
-    use crate::pipeline::warp::{Homography, Point};
+    use crate::pipeline::warp::Point;
 
     /// A pale card whose lower half is a barcode of dense vertical bars.
     fn barcode_card(width: u32, height: u32) -> RgbImage {
@@ -123,25 +124,11 @@ mod tests {
             Point::new(1226.0, 860.0),
             Point::new(370.0, 840.0),
         ];
-        let (cw, ch) = (card.width() as f32, card.height() as f32);
-        let to_card = Homography::from_points(
-            truth,
-            [
-                Point::new(0.0, 0.0),
-                Point::new(cw, 0.0),
-                Point::new(cw, ch),
-                Point::new(0.0, ch),
-            ],
-        )
-        .unwrap();
         // A plain grey table, except that above the card's top edge it takes the
         // card's own colour, the way glare or a pale surface swallows one side.
-        let image = RgbImage::from_fn(1600, 1200, |x, y| {
-            let p = to_card.apply(Point::new(x as f32 + 0.5, y as f32 + 0.5));
+        let image = paste(&card, 1600, 1200, truth, |x, y, p| {
             let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 7) as u8;
-            if p.x >= 0.0 && p.y >= 0.0 && p.x < cw && p.y < ch {
-                *card.get_pixel(p.x as u32, p.y as u32)
-            } else if p.y < 0.0 {
+            if p.y < 0.0 {
                 Rgb([205, 215, 225])
             } else {
                 Rgb([110 + noise, 112 + noise, 115 + noise])
