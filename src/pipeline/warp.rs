@@ -252,6 +252,43 @@ mod tests {
     use image::{Luma, Rgb};
 
     #[test]
+    fn an_outline_encloses_what_lies_inside_it_whichever_way_it_winds() {
+        let card = Quad {
+            corners: [
+                Point::new(10.0, 10.0),
+                Point::new(110.0, 20.0),
+                Point::new(105.0, 80.0),
+                Point::new(5.0, 70.0),
+            ],
+        };
+        let counter_clockwise = Quad {
+            corners: [
+                card.corners[3],
+                card.corners[2],
+                card.corners[1],
+                card.corners[0],
+            ],
+        };
+        let block = |x0: f32, y0: f32, x1: f32, y1: f32| Quad {
+            corners: [
+                Point::new(x0, y0),
+                Point::new(x1, y0),
+                Point::new(x1, y1),
+                Point::new(x0, y1),
+            ],
+        };
+        for outline in [card, counter_clockwise] {
+            assert!(outline.encloses(&block(20.0, 30.0, 60.0, 60.0), 0.0));
+            // Pokes out past the right side.
+            assert!(!outline.encloses(&block(20.0, 30.0, 120.0, 60.0), 1.0));
+            // On the left side, within the slack only.
+            let on_side = block(7.0, 40.0, 50.0, 60.0);
+            assert!(!outline.encloses(&on_side, 0.0));
+            assert!(outline.encloses(&on_side, 1.0));
+        }
+    }
+
+    #[test]
     fn homography_maps_its_control_points() {
         let from = [
             Point::new(0.0, 0.0),

@@ -12,7 +12,8 @@ use crate::pipeline::warp::{Point, Quad};
 /// side's thirds and their weakest, averaged).
 const MIN_SIDE_SUPPORT: f32 = 0.8;
 /// Score of a three-sided outline relative to its sides' support: a side taken
-/// on trust costs against a fully backed outline of the same size.
+/// on trust costs against a fully backed outline of the same size, and against
+/// the surface region's outline of the same card (at 0.75 it outranked that).
 const MISSING_SIDE_COST: f32 = 0.5;
 /// Least area of a three-sided outline over the outline it encloses. A printed
 /// rectangle is a fraction of its card; an outline barely larger is more likely
@@ -100,7 +101,7 @@ mod tests {
     use super::super::{LocateConfig, locate};
     use crate::pipeline::warp::Point;
 
-    /// A pale card whose lower half is a barcode of dense vertical bars.
+    /// A pale card whose lower part is a barcode of dense vertical bars.
     fn barcode_card(width: u32, height: u32) -> RgbImage {
         let unit = (width / 170).max(1);
         RgbImage::from_fn(width, height, |x, y| {
