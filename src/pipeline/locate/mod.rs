@@ -942,21 +942,22 @@ fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Opti
             return None;
         }
     }
-    let threshold = field.threshold;
-    // A side is as good as its worst third: a line that runs on past the card
-    // (a shadow, the scanner's lid) backs the middle of a side that is too long,
-    // not its ends.
     let supports: Vec<f32> = (0..4)
-        .map(|i| {
-            let parts = side_support_parts::<3>(field, c[i], c[(i + 1) % 4], threshold);
-            let mean = parts.iter().sum::<f32>() / 3.0;
-            let min = parts.iter().copied().fold(1.0, f32::min);
-            0.5 * (mean + min)
-        })
+        .map(|i| side_score(field, c[i], c[(i + 1) % 4]))
         .collect();
     let mean = supports.iter().sum::<f32>() / 4.0;
     let min = supports.iter().copied().fold(1.0, f32::min);
     Some(0.6 * mean + 0.4 * min)
+}
+
+/// How well the side `a → b` is backed, judged by the mean and the worst of its
+/// thirds: a line that runs on past the card (a shadow, the scanner's lid) backs
+/// the middle of a side that is too long, not its ends.
+fn side_score(field: &GradientField, a: Point, b: Point) -> f32 {
+    let parts = side_support_parts::<3>(field, a, b, field.threshold);
+    let mean = parts.iter().sum::<f32>() / 3.0;
+    let min = parts.iter().copied().fold(1.0, f32::min);
+    0.5 * (mean + min)
 }
 
 fn is_convex(quad: &Quad) -> bool {

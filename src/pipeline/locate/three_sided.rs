@@ -5,11 +5,10 @@
 //! strongest lines in the image). Three backed sides and the document's aspect
 //! place the fourth.
 
-use super::{GradientField, Line, LocateConfig, angle_between, score_shape, side_support_parts};
+use super::{GradientField, Line, LocateConfig, angle_between, score_shape, side_score};
 use crate::pipeline::warp::{Point, Quad};
 
-/// Support each of the three sides needs (as in `score_quad`: the mean of the
-/// side's thirds and their weakest, averaged).
+/// [`side_score`] each of the three sides needs.
 const MIN_SIDE_SUPPORT: f32 = 0.8;
 /// Score of a three-sided outline relative to its sides' support: a side taken
 /// on trust costs against a fully backed outline of the same size, and against
@@ -32,12 +31,7 @@ pub(super) fn enclosing_outline(
     config: &LocateConfig,
 ) -> Option<(Quad, f32)> {
     let (w, h) = (field.width as f32, field.height as f32);
-    let threshold = field.threshold;
-    let support = |a: Point, b: Point| {
-        let parts = side_support_parts::<3>(field, a, b, threshold);
-        let min = parts.iter().copied().fold(1.0, f32::min);
-        0.5 * (parts.iter().sum::<f32>() / 3.0 + min)
-    };
+    let support = |a: Point, b: Point| side_score(field, a, b);
     let mut best: Option<(Quad, f32, f32)> = None;
     for &(a, b) in pairs {
         for &c in lines {
