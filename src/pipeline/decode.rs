@@ -698,6 +698,16 @@ mod tests {
         let decoded = decode(&with_exif_orientation(&bytes, 8), &DecodeLimits::default()).unwrap();
         assert_eq!(decoded.image.dimensions(), (300, 400));
         assert!(is_red(decoded.image.get_pixel(10, 390)));
+        // 2: stored mirrored (some front cameras), red ends top right.
+        let decoded = decode(&with_exif_orientation(&bytes, 2), &DecodeLimits::default()).unwrap();
+        assert_eq!(decoded.image.dimensions(), (400, 300));
+        assert!(is_red(decoded.image.get_pixel(390, 10)));
+        assert!(!is_red(decoded.image.get_pixel(10, 10)));
+        // 5: mirrored across the main diagonal, red stays top left, sides swapped.
+        let decoded = decode(&with_exif_orientation(&bytes, 5), &DecodeLimits::default()).unwrap();
+        assert_eq!(decoded.image.dimensions(), (300, 400));
+        assert!(is_red(decoded.image.get_pixel(10, 10)));
+        assert!(!is_red(decoded.image.get_pixel(290, 390)));
     }
 
     #[test]

@@ -147,6 +147,10 @@ pub struct EvalLinesArgs {
     /// and take the majority's text (what the pipeline does).
     #[arg(long, value_name = "CONFIDENCE")]
     pub revote_below: Option<f32>,
+    /// Rank the decoder's hypotheses by the decoder alone, without joint CTC
+    /// rescoring (what the CTC head adds, measured).
+    #[arg(long)]
+    pub no_rescore: bool,
 }
 
 pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
@@ -163,6 +167,7 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
         &args.dir,
         DecodeOptions {
             revote_below: args.revote_below,
+            rescore_with_ctc: !args.no_rescore,
             ..DecodeOptions::beam(args.beam)
         },
         args.batch_size,
