@@ -6,7 +6,8 @@
 //! centre, then the run of columns holding it that ends at the box's aligned edge
 //! (right for Arabic), so a pale emblem further in does not win over a short name.
 //! A box with no ink yields no crop, which is how optional fields (workplace,
-//! husband) are found absent.
+//! husband) are found absent. Fields are found together: when two boxes take the
+//! same line, the box it sits nearer keeps it and the other looks again without it.
 
 use image::{GrayImage, imageops};
 
@@ -60,9 +61,18 @@ const PAD_Y: f32 = 0.3;
 const PAD_X: f32 = 0.6;
 /// Widest gap inside one line, in ems (word gaps are joined up to 1.4 first).
 const LINE_GAP: f32 = 2.5;
+/// Share of the smaller line's height and width two fields' lines must have in
+/// common to be taken for one line.
+const SHARED_LINE: f32 = 0.3;
 
 /// The text line of `region` on `card` (grey, rectified), if the box holds one.
 pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
+    find_ink(card, region, &[]).map(|ink| pad(ink, region, card))
+}
+
+/// The ink of `region`'s line on `card`, unpadded, ignoring the ink inside
+/// `blanked` (card pixels): lines another field has claimed.
+fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Option<LineBox> {
     let (w, h) = (card.width() as f32, card.height() as f32);
     let [rx0, ry0, rx1, ry1] = region.rect;
     let em = (region.em * h).max(4.0);
@@ -76,15 +86,25 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
     let (ww, wh) = ((x1 - x0) as usize, (y1 - y0) as usize);
     let window = imageops::crop_imm(card, x0, y0, x1 - x0, y1 - y0).to_image();
     let mut ink = ink_mask(&window)?;
-    for [mx0, my0, mx1, my1] in &region.masks {
-        let to_window = |v: f32, size: f32, origin: u32, len: usize| {
-            ((v * size - origin as f32).round().max(0.0) as usize).min(len)
-        };
-        let (ax, bx) = (to_window(*mx0, w, x0, ww), to_window(*mx1, w, x0, ww));
-        let (ay, by) = (to_window(*my0, h, y0, wh), to_window(*my1, h, y0, wh));
+    // Clears card pixels [ax, bx) x [ay, by) of the window's mask.
+    let mut clear = |ax: f32, ay: f32, bx: f32, by: f32| {
+        let to_x = |v: f32| ((v - x0 as f32).round().max(0.0) as usize).min(ww);
+        let to_y = |v: f32| ((v - y0 as f32).round().max(0.0) as usize).min(wh);
+        let (ax, bx, ay, by) = (to_x(ax), to_x(bx), to_y(ay), to_y(by));
         for y in ay..by {
-            ink[y * ww + ax..y * ww + bx].fill(false);
+            ink[y * ww + ax..y * ww + bx.max(ax)].fill(false);
         }
+    };
+    for [mx0, my0, mx1, my1] in &region.masks {
+        clear(mx0 * w, my0 * h, mx1 * w, my1 * h);
+    }
+    for line in blanked {
+        clear(
+            line.x0 as f32,
+            line.y0 as f32,
+            line.x1 as f32,
+            line.y1 as f32,
+        );
     }
 
     // Rows: the band of about one line height with the most ink, weighted towards
@@ -182,15 +202,25 @@ pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
         }
     }
     let (left, right) = (clusters[first].0, clusters[last].1);
+    Some(LineBox {
+        x0: x0 + left as u32,
+        y0: y0 + top as u32,
+        x1: x0 + right as u32 + 1,
+        y1: y0 + bottom as u32,
+    })
+}
+
+/// The crop of a line's ink: with paper around it, as the recognizer reads best.
+fn pad(ink: LineBox, region: &FieldRegion, card: &GrayImage) -> LineBox {
+    let em = (region.em * card.height() as f32).max(4.0);
     let pad_x = (PAD_X * em) as u32;
     let pad_y = (PAD_Y * em) as u32;
-    let line = LineBox {
-        x0: (x0 + left as u32).saturating_sub(pad_x),
-        y0: (y0 + top as u32).saturating_sub(pad_y),
-        x1: (x0 + right as u32 + 1 + pad_x).min(card.width()),
-        y1: (y0 + bottom as u32 + pad_y).min(card.height()),
-    };
-    Some(line)
+    LineBox {
+        x0: ink.x0.saturating_sub(pad_x),
+        y0: ink.y0.saturating_sub(pad_y),
+        x1: (ink.x1 + pad_x).min(card.width()),
+        y1: (ink.y1 + pad_y).min(card.height()),
+    }
 }
 
 /// Dark-enough pixels of a window: below the midpoint between its paper level
@@ -229,10 +259,11 @@ fn ink_mask(window: &GrayImage) -> Option<Vec<bool>> {
 
 /// Finds and cuts every field line of `regions` on `card`.
 pub fn cut_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<LineCrop> {
-    regions
-        .iter()
-        .filter_map(|region| {
-            let line = find_line(card, region)?;
+    find_lines(card, regions)
+        .into_iter()
+        .zip(regions)
+        .filter_map(|(ink, region)| {
+            let line = pad(ink?, region, card);
             let image =
                 imageops::crop_imm(card, line.x0, line.y0, line.x1 - line.x0, line.y1 - line.y0)
                     .to_image();
@@ -243,6 +274,74 @@ pub fn cut_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<LineCrop> {
             })
         })
         .collect()
+}
+
+/// The ink of every region's line. A box's margin can reach its neighbour's line,
+/// and a long bold line there outweighs a short name in its own box; when two
+/// regions take the same line, the one whose box it sits nearer keeps it and the
+/// other looks again without it (and may find nothing: an empty optional field).
+fn find_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<Option<LineBox>> {
+    let mut lines: Vec<Option<LineBox>> = regions.iter().map(|r| find_ink(card, r, &[])).collect();
+    let mut blanked: Vec<Vec<LineBox>> = vec![Vec::new(); regions.len()];
+    let size = (card.width() as f32, card.height() as f32);
+    // Each round blanks one more line for one region, so this ends; the bound
+    // only guards against a pathological layout.
+    for _ in 0..2 * regions.len() {
+        let Some((keeper, loser)) = first_shared_line(&lines, regions, size) else {
+            break;
+        };
+        let taken = lines[keeper].expect("a shared line exists");
+        blanked[loser].push(taken);
+        lines[loser] = find_ink(card, &regions[loser], &blanked[loser]);
+    }
+    lines
+}
+
+/// Two regions whose lines are mostly the same ink, as (keeper, loser).
+fn first_shared_line(
+    lines: &[Option<LineBox>],
+    regions: &[FieldRegion],
+    (w, h): (f32, f32),
+) -> Option<(usize, usize)> {
+    // How far a line's centre lies from a region's centre, in the region's sizes.
+    let distance = |line: &LineBox, region: &FieldRegion| {
+        let [x0, y0, x1, y1] = region.rect;
+        let cx = (line.x0 + line.x1) as f32 / 2.0 / w;
+        let cy = (line.y0 + line.y1) as f32 / 2.0 / h;
+        (cx - (x0 + x1) / 2.0).abs() / (x1 - x0).max(1e-3)
+            + (cy - (y0 + y1) / 2.0).abs() / (y1 - y0).max(1e-3)
+    };
+    for i in 0..lines.len() {
+        for j in i + 1..lines.len() {
+            let (Some(a), Some(b)) = (&lines[i], &lines[j]) else {
+                continue;
+            };
+            if !a.shares_ink_with(b) {
+                continue;
+            }
+            let pair = if distance(a, &regions[i]) <= distance(b, &regions[j]) {
+                (i, j)
+            } else {
+                (j, i)
+            };
+            return Some(pair);
+        }
+    }
+    None
+}
+
+impl LineBox {
+    /// Whether the two boxes share a good part of the smaller one's height and
+    /// width: the same printed line, or a band straddling one line and the next.
+    /// Lines of neighbouring fields touch at most by a grown dot or descender.
+    fn shares_ink_with(&self, other: &LineBox) -> bool {
+        let shared = |a0: u32, a1: u32, b0: u32, b1: u32| {
+            let overlap = a1.min(b1).saturating_sub(a0.max(b0));
+            let smaller = (a1 - a0).min(b1 - b0);
+            smaller > 0 && overlap as f32 >= SHARED_LINE * smaller as f32
+        };
+        shared(self.y0, self.y1, other.y0, other.y1) && shared(self.x0, self.x1, other.x0, other.x1)
+    }
 }
 
 /// Sharpness of a card: variance of the Laplacian over its grey image. Blurred
@@ -343,6 +442,54 @@ mod tests {
         let centre = |l: &LineBox| (l.y0 + l.y1) as f32 / 2.0 / 630.0;
         assert!((centre(&first) - 0.333).abs() < 0.012, "{first:?}");
         assert!((centre(&last) - 0.41).abs() < 0.012, "{last:?}");
+    }
+
+    #[test]
+    fn a_short_name_keeps_its_line_when_the_long_one_below_reaches_its_box() {
+        // A four-letter first name, and a long last name printed low enough that
+        // the first name's margin holds more of its ink than of the name's.
+        let card = card_with_lines(&[(0.333, 0.90, 0.95, 0.04), (0.405, 0.40, 0.95, 0.04)]);
+        let regions = [
+            region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04),
+            region("last_name", [0.37, 0.368, 0.95, 0.452], 0.04),
+        ];
+        let centre = |l: &LineBox| (l.y0 + l.y1) as f32 / 2.0 / 630.0;
+        let alone = find_line(&card, &regions[0]).unwrap();
+        assert!(
+            centre(&alone) > 0.36,
+            "the case under test: alone, the first name's box takes the line below ({alone:?})"
+        );
+        let crops = cut_lines(&card, &regions);
+        assert_eq!(crops.len(), 2);
+        assert!(
+            (centre(&crops[0].line) - 0.333).abs() < 0.012,
+            "{:?}",
+            crops[0].line
+        );
+        assert!(crops[0].line.x0 > 850, "{:?}", crops[0].line);
+        assert!(
+            (centre(&crops[1].line) - 0.405).abs() < 0.012,
+            "{:?}",
+            crops[1].line
+        );
+    }
+
+    #[test]
+    fn a_field_whose_only_ink_is_its_neighbours_line_is_empty() {
+        // An empty workplace row under the job: the job's line reaches into the
+        // workplace box's margin, and it is the job's.
+        let card = card_with_lines(&[(0.20, 0.35, 0.81, 0.035)]);
+        let regions = [
+            region("job", [0.30, 0.150, 0.81, 0.228], 0.035),
+            region("workplace", [0.25, 0.225, 0.81, 0.300], 0.035),
+        ];
+        assert!(
+            find_line(&card, &regions[1]).is_some(),
+            "the case under test: alone, the workplace box takes the job's line"
+        );
+        let crops = cut_lines(&card, &regions);
+        assert_eq!(crops.len(), 1, "{crops:?}");
+        assert_eq!(crops[0].key, "job");
     }
 
     #[test]
