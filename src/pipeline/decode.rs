@@ -684,30 +684,40 @@ mod tests {
     #[test]
     fn honours_exif_orientation() {
         let bytes = jpeg(&marked(400, 300));
-        // 6: the stored picture must be rotated 90° clockwise to be upright, so the
-        // red top-left quadrant moves to the top right.
-        let decoded = decode(&with_exif_orientation(&bytes, 6), &DecodeLimits::default()).unwrap();
-        assert_eq!(decoded.image.dimensions(), (300, 400));
-        assert!(is_red(decoded.image.get_pixel(290, 10)));
-        assert!(!is_red(decoded.image.get_pixel(10, 10)));
-        // 3: upside down, red ends bottom right.
-        let decoded = decode(&with_exif_orientation(&bytes, 3), &DecodeLimits::default()).unwrap();
-        assert_eq!(decoded.image.dimensions(), (400, 300));
-        assert!(is_red(decoded.image.get_pixel(390, 290)));
-        // 8: rotate 270° clockwise, red ends bottom left.
-        let decoded = decode(&with_exif_orientation(&bytes, 8), &DecodeLimits::default()).unwrap();
-        assert_eq!(decoded.image.dimensions(), (300, 400));
-        assert!(is_red(decoded.image.get_pixel(10, 390)));
-        // 2: stored mirrored (some front cameras), red ends top right.
-        let decoded = decode(&with_exif_orientation(&bytes, 2), &DecodeLimits::default()).unwrap();
-        assert_eq!(decoded.image.dimensions(), (400, 300));
-        assert!(is_red(decoded.image.get_pixel(390, 10)));
-        assert!(!is_red(decoded.image.get_pixel(10, 10)));
-        // 5: mirrored across the main diagonal, red stays top left, sides swapped.
-        let decoded = decode(&with_exif_orientation(&bytes, 5), &DecodeLimits::default()).unwrap();
-        assert_eq!(decoded.image.dimensions(), (300, 400));
-        assert!(is_red(decoded.image.get_pixel(10, 10)));
-        assert!(!is_red(decoded.image.get_pixel(290, 390)));
+        // (EXIF orientation, upright size, a pixel the red top-left quadrant of the
+        // stored picture must reach, one it must leave white).
+        let cases = [
+            // Rotate 90° clockwise to be upright: red moves to the top right.
+            (6, (300, 400), (290, 10), (10, 10)),
+            // Upside down: red ends bottom right.
+            (3, (400, 300), (390, 290), (10, 10)),
+            // Rotate 270° clockwise: red ends bottom left.
+            (8, (300, 400), (10, 390), (290, 10)),
+            // Stored mirrored (some front cameras): red ends top right.
+            (2, (400, 300), (390, 10), (10, 10)),
+            // Mirrored across the main diagonal: red stays top left, sides swapped.
+            (5, (300, 400), (10, 10), (290, 390)),
+        ];
+        for (orientation, size, red, white) in cases {
+            let decoded = decode(
+                &with_exif_orientation(&bytes, orientation),
+                &DecodeLimits::default(),
+            )
+            .unwrap();
+            assert_eq!(
+                decoded.image.dimensions(),
+                size,
+                "orientation {orientation}"
+            );
+            assert!(
+                is_red(decoded.image.get_pixel(red.0, red.1)),
+                "orientation {orientation}"
+            );
+            assert!(
+                !is_red(decoded.image.get_pixel(white.0, white.1)),
+                "orientation {orientation}"
+            );
+        }
     }
 
     #[test]
