@@ -2,9 +2,10 @@
 //!
 //! A reading is accepted only when it passes every structural rule and the check
 //! digit ([`NationalId::parse`]). Among valid readings, one that agrees with what
-//! else the card prints (birth date, gender) is preferred. When no hypothesis is
-//! valid, single-digit repairs along the known Arabic-Indic confusions (٣/٢, ٥/٠,
-//! ٧/٨) are tried, and taken only when exactly one repair is valid.
+//! else the card prints (birth date, gender) is preferred, then any valid one. When
+//! no hypothesis is valid, single-digit repairs along the known Arabic-Indic
+//! confusions (٣/٢, ٥/٠, ٧/٨) are tried, and taken only when exactly one repair is
+//! valid and agrees.
 
 use chrono::NaiveDate;
 
@@ -82,6 +83,12 @@ pub fn national_id(
             disagreeing.get_or_insert((id, candidate.confidence));
         }
     }
+    if let Some((id, confidence)) = disagreeing {
+        // Valid but at odds with another printed field: one of the two was misread.
+        // Not repaired to agree: the dates' digits are misread along the same
+        // confusions, and a number read valid as printed was right more often.
+        return Some((Checked::new(print(&id, digits), confidence * 0.6), Some(id)));
+    }
     if let Some((id, confidence)) = repair(
         candidates
             .iter()
@@ -90,10 +97,6 @@ pub fn national_id(
         expect,
     ) {
         return Some((Checked::new(print(&id, digits), confidence * 0.7), Some(id)));
-    }
-    if let Some((id, confidence)) = disagreeing {
-        // Valid but at odds with another printed field: one of the two was misread.
-        return Some((Checked::new(print(&id, digits), confidence * 0.6), Some(id)));
     }
     let text = match digits {
         Digits::ArabicIndic => crate::domain::digits::to_arabic_indic(&ascii(&best.text)),
@@ -202,6 +205,24 @@ mod tests {
         assert_eq!(checked.text, VALID, "{checked:?}");
         assert!(id.is_some());
         assert!(checked.confidence < 0.9);
+    }
+
+    #[test]
+    fn keeps_a_valid_reading_over_a_repair_that_agrees_with_a_misread_date() {
+        // Born 2003-12-10; the printed date misread as the 15th (٠ for ٥). Turning
+        // the number's ٠ into ٥ also passes the check digit (sum 0 and 10 mod 11
+        // share it), but the number as read is valid and is kept.
+        let read = "30312100110021";
+        assert!(NationalId::parse("30312150110021").is_ok());
+        let r = readings(&[(read, 0.9)]);
+        let expect = Expect {
+            birth: NaiveDate::from_ymd_opt(2003, 12, 15),
+            gender: None,
+        };
+        let (checked, id) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
+        assert_eq!(checked.text, read);
+        assert_eq!(id.unwrap().ascii(), read);
+        assert!(checked.confidence < 0.9 * 0.7, "{checked:?}");
     }
 
     #[test]
