@@ -297,7 +297,8 @@ fn find_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<Option<LineBox>>
     lines
 }
 
-/// Two regions whose lines are mostly the same ink, as (keeper, loser).
+/// Two regions that took the same line ([`LineBox::shares_ink_with`]), as (keeper,
+/// loser): the keeper is the region whose box the line sits nearer.
 fn first_shared_line(
     lines: &[Option<LineBox>],
     regions: &[FieldRegion],
