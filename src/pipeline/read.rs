@@ -287,23 +287,22 @@ fn find_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<Option<LineBox>>
     // Each round blanks one more line for one region, so this ends; the bound
     // only guards against a pathological layout.
     for _ in 0..2 * regions.len() {
-        let Some((keeper, loser)) = first_shared_line(&lines, regions, size) else {
+        let Some((loser, taken)) = first_shared_line(&lines, regions, size) else {
             break;
         };
-        let taken = lines[keeper].expect("a shared line exists");
         blanked[loser].push(taken);
         lines[loser] = find_ink(card, &regions[loser], &blanked[loser]);
     }
     lines
 }
 
-/// Two regions that took the same line ([`LineBox::shares_ink_with`]), as (keeper,
-/// loser): the keeper is the region whose box the line sits nearer.
+/// Of two regions that took the same line ([`LineBox::shares_ink_with`]), the one
+/// whose box it sits farther from, and the line the other keeps.
 fn first_shared_line(
     lines: &[Option<LineBox>],
     regions: &[FieldRegion],
     (w, h): (f32, f32),
-) -> Option<(usize, usize)> {
+) -> Option<(usize, LineBox)> {
     // How far a line's centre lies from a region's centre, in the region's sizes.
     let distance = |line: &LineBox, region: &FieldRegion| {
         let [x0, y0, x1, y1] = region.rect;
@@ -320,12 +319,12 @@ fn first_shared_line(
             if !a.shares_ink_with(b) {
                 continue;
             }
-            let pair = if distance(a, &regions[i]) <= distance(b, &regions[j]) {
-                (i, j)
+            let loser = if distance(a, &regions[i]) <= distance(b, &regions[j]) {
+                (j, *a)
             } else {
-                (j, i)
+                (i, *b)
             };
-            return Some(pair);
+            return Some(loser);
         }
     }
     None
