@@ -151,6 +151,9 @@ pub struct EvalLinesArgs {
     /// rescoring (what the CTC head adds, measured).
     #[arg(long)]
     pub no_rescore: bool,
+    /// The CTC head's weight in joint rescoring (the decoder's is one minus it).
+    #[arg(long, default_value_t = super::decode::CTC_WEIGHT)]
+    pub ctc_weight: f32,
 }
 
 pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
@@ -168,6 +171,7 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
         DecodeOptions {
             revote_below: args.revote_below,
             rescore_with_ctc: !args.no_rescore,
+            ctc_weight: args.ctc_weight,
             ..DecodeOptions::beam(args.beam)
         },
         args.batch_size,
