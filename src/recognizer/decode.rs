@@ -48,7 +48,7 @@ impl Default for DecodeOptions {
 /// beam 3, on the tuning crops (1,000 generated lines of seed 4246, the pipeline's
 /// 2,085 scan and 1,944 photo crops of seeds 4243 and 4245): lines read wrong at
 /// 0.5: 643, 0.4: 635, 0.3: 627, 0.2: 628. At an equal say the CTC head, which
-/// cannot tell a doubled letter from a long one, outvoted a decoder that read
+/// tends to merge a doubled letter into one, outvoted a decoder that read
 /// `ممدوح` and `السقايين` right. The cost is in long MRZ lines, where the decoder
 /// loses its place more often than the CTC head: Latin lines of seed 4246 read
 /// wrong 1 at 0.5, 3 at 0.3 and 5 at 0.2 (of 172).
