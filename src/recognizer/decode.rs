@@ -733,6 +733,54 @@ mod tests {
     }
 
     #[test]
+    fn the_ctc_weight_sets_each_models_share_of_the_joint_score() {
+        let (_, model, vocab) = models();
+        let inputs = inputs(&model);
+        let batch = batch_of(&inputs, &model);
+        let with_weight = |ctc_weight: f32| {
+            decode(
+                &model,
+                &vocab,
+                &batch,
+                DecodeOptions {
+                    ctc_weight,
+                    ..DecodeOptions::beam(3)
+                },
+            )
+            .unwrap()
+        };
+        let plain = decode(
+            &model,
+            &vocab,
+            &batch,
+            DecodeOptions {
+                rescore_with_ctc: false,
+                ..DecodeOptions::beam(3)
+            },
+        )
+        .unwrap();
+        // Weight 0: the decoder alone scores; a reading the beam also found keeps
+        // the beam's score.
+        let decoder_only = with_weight(0.0);
+        let mut compared = 0;
+        for (p, j) in plain.iter().zip(&decoder_only) {
+            if p.text == j.text {
+                assert!((p.log_prob - j.log_prob).abs() < 1e-4);
+                compared += 1;
+            }
+        }
+        assert!(compared > 0);
+        // Any other weight mixes in the CTC head's score.
+        let mixed = with_weight(CTC_WEIGHT);
+        assert!(
+            decoder_only
+                .iter()
+                .zip(&mixed)
+                .any(|(d, m)| (d.log_prob - m.log_prob).abs() > 1e-3)
+        );
+    }
+
+    #[test]
     fn top_k_is_sorted_and_bounded() {
         assert_eq!(top_k(&[0.1, 0.5, -1.0, 0.3], 2), vec![(1, 0.5), (3, 0.3)]);
         assert_eq!(top_k(&[0.1], 3), vec![(0, 0.1)]);
