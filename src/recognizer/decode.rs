@@ -695,22 +695,29 @@ mod tests {
         }
     }
 
+    /// Beam-3 readings of `batch`, jointly rescored with this CTC weight, or by the
+    /// decoder alone (`None`).
+    fn beam3(
+        model: &LineModel,
+        vocab: &Vocab,
+        batch: &ImageBatch,
+        ctc_weight: Option<f32>,
+    ) -> Vec<Reading> {
+        let options = DecodeOptions {
+            rescore_with_ctc: ctc_weight.is_some(),
+            ctc_weight: ctc_weight.unwrap_or(CTC_WEIGHT),
+            ..DecodeOptions::beam(3)
+        };
+        decode(model, vocab, batch, options).unwrap()
+    }
+
     #[test]
     fn ctc_rescoring_ranks_decoder_and_ctc_readings_together() {
         let (_, model, vocab) = models();
         let inputs = inputs(&model);
         let batch = batch_of(&inputs, &model);
-        let plain = decode(
-            &model,
-            &vocab,
-            &batch,
-            DecodeOptions {
-                rescore_with_ctc: false,
-                ..DecodeOptions::beam(3)
-            },
-        )
-        .unwrap();
-        let joint = decode(&model, &vocab, &batch, DecodeOptions::beam(3)).unwrap();
+        let plain = beam3(&model, &vocab, &batch, None);
+        let joint = beam3(&model, &vocab, &batch, Some(CTC_WEIGHT));
         for (p, j) in plain.iter().zip(&joint) {
             let mut pool: Vec<&str> = p.alternatives.iter().map(|h| h.text.as_str()).collect();
             pool.extend([p.text.as_str(), p.ctc_text.as_str()]);
@@ -737,28 +744,8 @@ mod tests {
         let (_, model, vocab) = models();
         let inputs = inputs(&model);
         let batch = batch_of(&inputs, &model);
-        let with_weight = |ctc_weight: f32| {
-            decode(
-                &model,
-                &vocab,
-                &batch,
-                DecodeOptions {
-                    ctc_weight,
-                    ..DecodeOptions::beam(3)
-                },
-            )
-            .unwrap()
-        };
-        let plain = decode(
-            &model,
-            &vocab,
-            &batch,
-            DecodeOptions {
-                rescore_with_ctc: false,
-                ..DecodeOptions::beam(3)
-            },
-        )
-        .unwrap();
+        let with_weight = |w: f32| beam3(&model, &vocab, &batch, Some(w));
+        let plain = beam3(&model, &vocab, &batch, None);
         // Weight 0: the decoder alone scores; a reading the beam also found keeps
         // the beam's score.
         let decoder_only = with_weight(0.0);
