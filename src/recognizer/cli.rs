@@ -170,8 +170,7 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
         &args.dir,
         DecodeOptions {
             revote_below: args.revote_below,
-            rescore_with_ctc: !args.no_rescore,
-            ctc_weight: args.ctc_weight,
+            ctc_rescoring: (!args.no_rescore).then_some(args.ctc_weight),
             ..DecodeOptions::beam(args.beam)
         },
         args.batch_size,

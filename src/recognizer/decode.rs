@@ -20,13 +20,12 @@ pub struct DecodeOptions {
     /// How many runner-up transcripts to return (at most `beam_width - 1`, plus
     /// the CTC reading when rescoring adds it).
     pub alternatives: usize,
-    /// Joint CTC/attention rescoring: the CTC head's reading joins the decoder's
-    /// hypotheses and all are ranked by a weighted mean of both models'
-    /// log-probabilities. Catches the decoder's typical failures (repeats, early
-    /// stops).
-    pub rescore_with_ctc: bool,
-    /// The CTC head's weight in that mean (the decoder's is `1 - ctc_weight`).
-    pub ctc_weight: f32,
+    /// Joint CTC/attention rescoring with the CTC head weighted this much (the
+    /// decoder `1 -` it): the CTC head's reading joins the decoder's hypotheses and
+    /// all are ranked by the weighted mean of both models' log-probabilities.
+    /// Catches the decoder's typical failures (repeats, early stops). `None` ranks
+    /// by the decoder alone.
+    pub ctc_rescoring: Option<f32>,
     /// Readings less confident than this are read again from three variants of
     /// the crop and put to a vote ([`super::revote`]); `None` reads once.
     pub revote_below: Option<f32>,
@@ -37,8 +36,7 @@ impl Default for DecodeOptions {
         DecodeOptions {
             beam_width: 1,
             alternatives: 0,
-            rescore_with_ctc: true,
-            ctc_weight: CTC_WEIGHT,
+            ctc_rescoring: Some(CTC_WEIGHT),
             revote_below: None,
         }
     }
@@ -192,16 +190,8 @@ pub fn decode(
         beam(model, batch, &memory, options.beam_width)?
     };
     let mut extra = 0;
-    if options.rescore_with_ctc {
-        rescore(
-            model,
-            vocab,
-            batch,
-            &memory,
-            &ctc,
-            options.ctc_weight,
-            &mut hyps,
-        )?;
+    if let Some(ctc_weight) = options.ctc_rescoring {
+        rescore(model, vocab, batch, &memory, &ctc, ctc_weight, &mut hyps)?;
         extra = 1;
     }
     Ok(hyps
@@ -671,7 +661,7 @@ mod tests {
         let inputs = inputs(&model);
         let batch = batch_of(&inputs, &model);
         let plain = |o: DecodeOptions| DecodeOptions {
-            rescore_with_ctc: false,
+            ctc_rescoring: None,
             ..o
         };
         let greedy = decode(&model, &vocab, &batch, plain(DecodeOptions::greedy())).unwrap();
@@ -704,8 +694,7 @@ mod tests {
         ctc_weight: Option<f32>,
     ) -> Vec<Reading> {
         let options = DecodeOptions {
-            rescore_with_ctc: ctc_weight.is_some(),
-            ctc_weight: ctc_weight.unwrap_or(CTC_WEIGHT),
+            ctc_rescoring: ctc_weight,
             ..DecodeOptions::beam(3)
         };
         decode(model, vocab, batch, options).unwrap()
