@@ -149,7 +149,7 @@ pub struct EvalLinesArgs {
     pub revote_below: Option<f32>,
     /// Rank the decoder's hypotheses by the decoder alone, without joint CTC
     /// rescoring (what the CTC head adds, measured).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "ctc_weight")]
     pub no_rescore: bool,
     /// The CTC head's weight in joint rescoring (the decoder's is one minus it).
     #[arg(long, default_value_t = super::decode::CTC_WEIGHT)]
@@ -210,6 +210,25 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::recognizer::preprocess::prepare;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        lines: EvalLinesArgs,
+    }
+
+    #[test]
+    fn a_ctc_weight_is_refused_beside_rescoring_that_is_off() {
+        let parse = |extra: &[&str]| {
+            Cli::try_parse_from(["eval", "--dir", "crops"].iter().chain(extra)).map(|c| c.lines)
+        };
+        let off = parse(&["--no-rescore"]).unwrap();
+        assert!(off.no_rescore);
+        let weighed = parse(&["--ctc-weight", "0.2"]).unwrap();
+        assert_eq!(weighed.ctc_weight, 0.2);
+        assert!(parse(&["--no-rescore", "--ctc-weight", "0.2"]).is_err());
+    }
 
     /// Every generated transcript fits the vocabulary and the decoder length:
     /// `cargo test --release --lib generated_lines_fit -- --ignored --nocapture`.
