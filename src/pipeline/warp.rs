@@ -62,6 +62,15 @@ impl Quad {
         horizontal / vertical.max(1e-6)
     }
 
+    /// Mean of the corners.
+    pub fn centroid(&self) -> Point {
+        let c = &self.corners;
+        Point::new(
+            c.iter().map(|p| p.x).sum::<f32>() / 4.0,
+            c.iter().map(|p| p.y).sum::<f32>() / 4.0,
+        )
+    }
+
     /// Absolute area (shoelace formula).
     pub fn area(&self) -> f32 {
         let c = &self.corners;
@@ -75,10 +84,7 @@ impl Quad {
     /// `slack` pixels outside it (the two may share a side).
     pub fn encloses(&self, inner: &Quad, slack: f32) -> bool {
         let c = self.corners;
-        let centre = Point::new(
-            c.iter().map(|p| p.x).sum::<f32>() / 4.0,
-            c.iter().map(|p| p.y).sum::<f32>() / 4.0,
-        );
+        let centre = self.centroid();
         // Signed distance of `p` from side i, positive on the centre's side.
         let inside_by = |i: usize, p: Point| {
             let (a, b) = (c[i], c[(i + 1) % 4]);

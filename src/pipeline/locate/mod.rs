@@ -383,6 +383,77 @@ fn intersect_lines((a1, b1): (Point, Point), (a2, b2): (Point, Point)) -> Option
 
 /// Support a side needs for the outline to grow onto it.
 const GROW_SUPPORT: f32 = 0.4;
+/// How much worse (in log aspect ratio) an outline's shape may get when a side
+/// that lies on print moves onto the card's edge.
+const PRINTED_SIDE_ASPECT_SLACK: f32 = 0.05;
+/// Share of the edge threshold a card's edge beyond print needs: the search
+/// knows the edge's direction and polarity, and a blurred photo's card edge is
+/// spread over a few pixels (at 0.35 noise started to back lines; 0.5 measured
+/// best on tuning photos).
+const PRINTED_SIDE_EDGE: f32 = 0.5;
+/// Share of a side's points that must step one way, and how many times more of
+/// them than step the other way, for the side to have a polarity.
+const POLARITY_SHARE: f32 = 0.3;
+const POLARITY_DOMINANCE: f32 = 2.0;
+
+/// For each side of `quad`, which way brightness steps across it going outwards:
+/// 1 brighter outside, -1 darker outside, 0 neither clearly.
+fn outward_polarity(field: &GradientField, quad: &Quad) -> [i8; 4] {
+    let c = quad.corners;
+    let centroid = quad.centroid();
+    std::array::from_fn(|i| {
+        let (a, b) = (c[i], c[(i + 1) % 4]);
+        let Some(outward) = outward_normal(a, b, centroid) else {
+            return 0;
+        };
+        let brighter = outward_support(field, a, b, outward, 1, field.threshold);
+        let darker = outward_support(field, a, b, outward, -1, field.threshold);
+        if brighter >= POLARITY_SHARE && brighter >= POLARITY_DOMINANCE * darker {
+            1
+        } else if darker >= POLARITY_SHARE && darker >= POLARITY_DOMINANCE * brighter {
+            -1
+        } else {
+            0
+        }
+    })
+}
+
+/// Unit normal of `a → b` pointing away from `centre`.
+fn outward_normal(a: Point, b: Point, centre: Point) -> Option<(f32, f32)> {
+    let len = a.distance(b);
+    if len < 1.0 {
+        return None;
+    }
+    let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
+    let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+    Some(if (mid.x - centre.x) * nx + (mid.y - centre.y) * ny < 0.0 {
+        (-nx, -ny)
+    } else {
+        (nx, ny)
+    })
+}
+
+/// Share of points along `a → b` where brightness steps strongly across the side
+/// in the given sense along `outward` (1 brighter outside, -1 darker).
+fn outward_support(
+    field: &GradientField,
+    a: Point,
+    b: Point,
+    outward: (f32, f32),
+    sense: i8,
+    threshold: f32,
+) -> f32 {
+    let len = a.distance(b);
+    // The hits of the normal `(-dy, dx)`'s positive polarity are the outward
+    // brightening ones when that normal points outwards.
+    let along_normal = (-(b.y - a.y) * outward.0 + (b.x - a.x) * outward.1) / len.max(1e-3) > 0.0;
+    let [(positive, negative)] = side_hits::<1>(field, a, b, threshold);
+    if (sense > 0) == along_normal {
+        positive
+    } else {
+        negative
+    }
+}
 
 /// How far, in log ratio, a quad's aspect is from the nearest document aspect.
 fn aspect_error(quad: &Quad, config: &LocateConfig) -> f32 {
@@ -403,64 +474,100 @@ fn aspect_error(quad: &Quad, config: &LocateConfig) -> f32 {
 /// rectangles printed on it (barcode, header rule, photo frame), so the best
 /// quad is sometimes one of those on one side; a shadow outside a card, in
 /// contrast, would make its shape worse and is not taken.
+///
+/// A side whose brightness steps the other way from the other three (the last
+/// bar of the back's barcode: dark inside, pale card outside, where the card's
+/// own edges go from card to surface) lies on something printed, so it moves
+/// onto an edge of the other sides' polarity even when the shape barely changes:
+/// a card's strip beyond its barcode is a few percent of its width.
 fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
-    let threshold = field.threshold;
     let mut quad = quad;
     for i in 0..4 {
-        let c = quad.corners;
-        let (a, b) = (c[i], c[(i + 1) % 4]);
-        let prev = (c[(i + 3) % 4], c[i]);
-        let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
-        let len = a.distance(b).max(1.0);
-        let centroid = Point::new(
-            c.iter().map(|p| p.x).sum::<f32>() / 4.0,
-            c.iter().map(|p| p.y).sum::<f32>() / 4.0,
-        );
-        let (mut nx, mut ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
-        let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
-        if (mid.x - centroid.x) * nx + (mid.y - centroid.y) * ny < 0.0 {
-            (nx, ny) = (-nx, -ny);
-        }
-        let depth = 2.0 * ((mid.x - centroid.x) * nx + (mid.y - centroid.y) * ny).abs();
-        let reach = 0.3 * depth;
-        let tilt = 0.05 * len;
-        let before = aspect_error(&quad, config);
-        let mut best: Option<(f32, Quad)> = None;
-        let mut da = 3.0;
-        while da <= reach {
-            let mut db = (da - tilt).max(0.0);
-            while db <= da + tilt {
-                let line = (
-                    Point::new(a.x + nx * da, a.y + ny * da),
-                    Point::new(b.x + nx * db, b.y + ny * db),
-                );
-                if let (Some(p), Some(q)) =
-                    (intersect_lines(prev, line), intersect_lines(line, next))
-                {
-                    let shift = (da + db) / 2.0;
-                    if best.as_ref().is_none_or(|(s, _)| shift > *s)
-                        && side_support(field, p, q, threshold) >= GROW_SUPPORT
-                    {
-                        let mut corners = c;
-                        corners[i] = p;
-                        corners[(i + 1) % 4] = q;
-                        let grown = Quad { corners };
-                        if aspect_error(&grown, config) < before - 0.02
-                            && score_quad(field, &grown, config).is_some()
-                        {
-                            best = Some((shift, grown));
-                        }
-                    }
-                }
-                db += 1.5;
-            }
-            da += 1.5;
-        }
-        if let Some((_, grown)) = best {
-            quad = grown;
+        quad = grow_side(field, quad, i, None, config).unwrap_or(quad);
+    }
+    // Growing one side can leave another on print: that side's polarity is only
+    // known once the outline's other sides have found the card's edges.
+    for i in 0..4 {
+        let polarity = outward_polarity(field, &quad);
+        let others = [1, 2, 3].map(|k| polarity[(i + k) % 4]);
+        let card_edges = others[0] != 0 && others.iter().all(|&p| p == others[0]);
+        if card_edges && polarity[i] == -others[0] {
+            quad = grow_side(field, quad, i, Some(others[0]), config).unwrap_or(quad);
         }
     }
     quad
+}
+
+/// Side `i` of `quad` moved outwards onto the outermost roughly parallel edge
+/// backed along enough of its length ([`grow`]). With `card_edge_polarity`
+/// the side lies on print: the edge must step that way (see
+/// [`outward_polarity`]) and the shape may get a little worse; without, the
+/// edge may step either way and the shape must get closer to a document's.
+fn grow_side(
+    field: &GradientField,
+    quad: Quad,
+    i: usize,
+    card_edge_polarity: Option<i8>,
+    config: &LocateConfig,
+) -> Option<Quad> {
+    let c = quad.corners;
+    let (a, b) = (c[i], c[(i + 1) % 4]);
+    let prev = (c[(i + 3) % 4], c[i]);
+    let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
+    let len = a.distance(b).max(1.0);
+    let centroid = quad.centroid();
+    let outward = outward_normal(a, b, centroid)?;
+    let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+    let depth = 2.0 * ((mid.x - centroid.x) * outward.0 + (mid.y - centroid.y) * outward.1).abs();
+    let reach = 0.3 * depth;
+    let tilt = 0.05 * len;
+    let before = aspect_error(&quad, config);
+    let max_aspect_error = match card_edge_polarity {
+        Some(_) => before + PRINTED_SIDE_ASPECT_SLACK,
+        None => before - 0.02,
+    };
+    // Which placement wins: the outermost backed one, or on print the best
+    // backed one (outermost among equals), since a tilted line that crosses a
+    // faint edge is backed along part of its length further out.
+    let rank = |support: f32, shift: f32| match card_edge_polarity {
+        Some(_) => (support, shift),
+        None => (0.0, shift),
+    };
+    let mut best: Option<((f32, f32), Quad)> = None;
+    let mut da = 3.0;
+    while da <= reach {
+        let mut db = (da - tilt).max(0.0);
+        while db <= da + tilt {
+            let line = (
+                Point::new(a.x + outward.0 * da, a.y + outward.1 * da),
+                Point::new(b.x + outward.0 * db, b.y + outward.1 * db),
+            );
+            if let (Some(p), Some(q)) = (intersect_lines(prev, line), intersect_lines(line, next)) {
+                let support = match card_edge_polarity {
+                    Some(sense) => {
+                        let threshold = PRINTED_SIDE_EDGE * field.threshold;
+                        outward_support(field, p, q, outward, sense, threshold)
+                    }
+                    None => side_support(field, p, q, field.threshold),
+                };
+                let key = rank(support, (da + db) / 2.0);
+                if support >= GROW_SUPPORT && best.as_ref().is_none_or(|(k, _)| key > *k) {
+                    let mut corners = c;
+                    corners[i] = p;
+                    corners[(i + 1) % 4] = q;
+                    let grown = Quad { corners };
+                    if aspect_error(&grown, config) < max_aspect_error
+                        && score_quad(field, &grown, config).is_some()
+                    {
+                        best = Some((key, grown));
+                    }
+                }
+            }
+            db += 1.5;
+        }
+        da += 1.5;
+    }
+    best.map(|(_, grown)| grown)
 }
 
 /// The shape checks of a candidate outline, without edge support (part of
@@ -984,9 +1091,24 @@ fn side_support_parts<const N: usize>(
     b: Point,
     threshold: f32,
 ) -> [f32; N] {
+    let hits = side_hits::<N>(field, a, b, threshold);
+    let use_positive =
+        hits.iter().map(|h| h.0).sum::<f32>() >= hits.iter().map(|h| h.1).sum::<f32>();
+    hits.map(|(positive, negative)| if use_positive { positive } else { negative })
+}
+
+/// For each of `N` equal stretches of the side `a → b` (away from the corners,
+/// which are rounded on cards), the shares of points with a strong gradient
+/// across the side along its normal `(-dy, dx)` and against it.
+fn side_hits<const N: usize>(
+    field: &GradientField,
+    a: Point,
+    b: Point,
+    threshold: f32,
+) -> [(f32, f32); N] {
     let len = a.distance(b);
     if len < 4.0 {
-        return [0.0; N];
+        return [(0.0, 0.0); N];
     }
     let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
     let (nx, ny) = (-dy, dx);
@@ -1012,14 +1134,9 @@ fn side_support_parts<const N: usize>(
             negative[part] += 1;
         }
     }
-    let use_positive = positive.iter().sum::<usize>() >= negative.iter().sum::<usize>();
     std::array::from_fn(|i| {
-        let hits = if use_positive {
-            positive[i]
-        } else {
-            negative[i]
-        };
-        hits as f32 / total[i].max(1) as f32
+        let total = total[i].max(1) as f32;
+        (positive[i] as f32 / total, negative[i] as f32 / total)
     })
 }
 
@@ -1270,5 +1387,75 @@ pub(crate) mod tests {
             Rgb([rng.random(), rng.random(), rng.random()])
         });
         assert!(locate(&image, &LocateConfig::default()).is_none());
+    }
+
+    /// The central-difference gradient of a grey picture, with its edge threshold.
+    fn field_of(
+        width: usize,
+        height: usize,
+        threshold: f32,
+        brightness: impl Fn(f32, f32) -> f32,
+    ) -> GradientField {
+        let (mut gx, mut gy, mut mag) = (vec![], vec![], vec![]);
+        for y in 0..height {
+            for x in 0..width {
+                let (x, y) = (x as f32, y as f32);
+                let dx = (brightness(x + 1.0, y) - brightness(x - 1.0, y)) / 2.0;
+                let dy = (brightness(x, y + 1.0) - brightness(x, y - 1.0)) / 2.0;
+                gx.push(dx);
+                gy.push(dy);
+                mag.push((dx * dx + dy * dy).sqrt());
+            }
+        }
+        GradientField {
+            width,
+            height,
+            gx,
+            gy,
+            mag,
+            threshold,
+        }
+    }
+
+    #[test]
+    fn a_side_on_the_barcode_moves_out_onto_the_cards_faint_edge() {
+        // A pale card (x 90 to 390, aspect 1.59) on a darker surface; its right
+        // edge is blurred over 8 px, below the edge threshold. Its barcode's last
+        // bar ends 12 px short of that edge, so the outline's right side lies on
+        // the bar: brighter outside, where the card's three edges are darker.
+        let (left, right, top, bottom) = (90.0, 390.0, 55.0, 244.0);
+        let field = field_of(480, 300, 10.0, |x, y| {
+            if !(top..bottom).contains(&y) || x < left || x > right + 4.0 {
+                return 150.0;
+            }
+            let bar = (150.0..230.0).contains(&y) && (110.0..378.0).contains(&x);
+            if bar && (((x - 110.0) / 4.0) as u32).is_multiple_of(2) {
+                40.0
+            } else {
+                // The card's soft right edge: 200 to 150 across x 386 to 394.
+                200.0 - 50.0 * ((x - (right - 4.0)) / 8.0).clamp(0.0, 1.0)
+            }
+        });
+        let on_barcode = Quad {
+            corners: [
+                Point::new(left, top),
+                Point::new(378.0, top),
+                Point::new(378.0, bottom),
+                Point::new(left, bottom),
+            ],
+        };
+        assert_eq!(outward_polarity(&field, &on_barcode), [-1, 1, -1, -1]);
+        let grown = grow(&field, on_barcode, &LocateConfig::default());
+        // On the soft edge; the full-resolution fit ([`fit_sides`]) sharpens it.
+        for corner in [1, 2] {
+            let x = grown.corners[corner].x;
+            assert!(
+                (x - right).abs() <= 5.0,
+                "right side at {x}, card edge at {right}"
+            );
+        }
+        for corner in [0, 3] {
+            assert_eq!(grown.corners[corner], on_barcode.corners[corner]);
+        }
     }
 }
