@@ -173,6 +173,8 @@ pub struct TrainOptions {
     /// Wall-clock budget; the learning-rate schedule follows whichever of steps or
     /// time runs out first, so a slow machine still ends on a decayed rate.
     pub time_limit: Duration,
+    /// Threads producing training crops (pools interleave across them).
+    pub data_threads: usize,
     pub ctc_weight: f64,
     pub augment_probability: f64,
     pub seed: u64,
@@ -375,7 +377,7 @@ pub fn train(
         opts.clone(),
         first_pool,
         stop.clone(),
-        1,
+        opts.data_threads.max(1),
     );
 
     let started = Instant::now();
