@@ -59,10 +59,11 @@ pub struct TrainArgs {
     pub checkpoint_minutes: f64,
     #[arg(long, default_value_t = 50)]
     pub log_every: usize,
-    /// Threads that render and augment training crops. One keeps up with a CPU
-    /// step; a GPU step needs many (one thread makes about 1,000 crops/s).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-    pub data_threads: u16,
+    /// Threads that render and augment training crops [default: 1 beside a CPU
+    /// step, which it keeps up with; all cores but two beside a GPU step, which
+    /// needs many: one thread makes about 1,000 crops/s].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub data_threads: Option<u16>,
     /// Labelled crop folders (`hawiya eval docs --export-lines` or `hawiya synth
     /// --lines` output) to mix into the generated crops; repeatable.
     #[arg(long, value_name = "DIR")]
@@ -106,7 +107,7 @@ pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
         log_every: args.log_every,
         checkpoint_every: minutes(args.checkpoint_minutes),
         export_every: minutes(args.export_minutes),
-        data_threads: usize::from(args.data_threads),
+        data_threads: args.data_threads.map(usize::from),
     };
     println!("{}", serde_json::to_string(&config)?);
     train(source, config, vocab, opts)
