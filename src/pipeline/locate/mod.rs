@@ -406,8 +406,7 @@ fn outward_polarity(field: &GradientField, quad: &Quad) -> [i8; 4] {
         let Some(outward) = outward_normal(a, b, centroid) else {
             return 0;
         };
-        let brighter = outward_support(field, a, b, outward, 1, field.threshold);
-        let darker = outward_support(field, a, b, outward, -1, field.threshold);
+        let (brighter, darker) = outward_hits(field, a, b, outward, field.threshold);
         if brighter >= POLARITY_SHARE && brighter >= POLARITY_DOMINANCE * darker {
             1
         } else if darker >= POLARITY_SHARE && darker >= POLARITY_DOMINANCE * brighter {
@@ -433,25 +432,23 @@ fn outward_normal(a: Point, b: Point, centre: Point) -> Option<(f32, f32)> {
     })
 }
 
-/// Share of points along `a → b` where brightness steps strongly across the side
-/// in the given sense along `outward` (1 brighter outside, -1 darker).
-fn outward_support(
+/// Shares of points along `a → b` where brightness steps strongly across the side
+/// going along `outward`: (brighter outside, darker outside).
+fn outward_hits(
     field: &GradientField,
     a: Point,
     b: Point,
     outward: (f32, f32),
-    sense: i8,
     threshold: f32,
-) -> f32 {
-    let len = a.distance(b);
+) -> (f32, f32) {
     // The hits of the normal `(-dy, dx)`'s positive polarity are the outward
     // brightening ones when that normal points outwards.
-    let along_normal = (-(b.y - a.y) * outward.0 + (b.x - a.x) * outward.1) / len.max(1e-3) > 0.0;
+    let along_normal = -(b.y - a.y) * outward.0 + (b.x - a.x) * outward.1 > 0.0;
     let [(positive, negative)] = side_hits::<1>(field, a, b, threshold);
-    if (sense > 0) == along_normal {
-        positive
+    if along_normal {
+        (positive, negative)
     } else {
-        negative
+        (negative, positive)
     }
 }
 
@@ -487,12 +484,16 @@ fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
     }
     // Growing one side can leave another on print: that side's polarity is only
     // known once the outline's other sides have found the card's edges.
+    let mut polarity = outward_polarity(field, &quad);
     for i in 0..4 {
-        let polarity = outward_polarity(field, &quad);
         let others = [1, 2, 3].map(|k| polarity[(i + k) % 4]);
         let card_edges = others[0] != 0 && others.iter().all(|&p| p == others[0]);
-        if card_edges && polarity[i] == -others[0] {
-            quad = grow_side(field, quad, i, Some(others[0]), config).unwrap_or(quad);
+        if card_edges
+            && polarity[i] == -others[0]
+            && let Some(grown) = grow_side(field, quad, i, Some(others[0]), config)
+        {
+            quad = grown;
+            polarity = outward_polarity(field, &quad);
         }
     }
     quad
@@ -546,7 +547,8 @@ fn grow_side(
                 let support = match card_edge_polarity {
                     Some(sense) => {
                         let threshold = PRINTED_SIDE_EDGE * field.threshold;
-                        outward_support(field, p, q, outward, sense, threshold)
+                        let (brighter, darker) = outward_hits(field, p, q, outward, threshold);
+                        if sense > 0 { brighter } else { darker }
                     }
                     None => side_support(field, p, q, field.threshold),
                 };
