@@ -565,15 +565,12 @@ fn cut_with_true_outline<'a>(
         .iter()
         .filter(|line| line.key.is_some() && !line.text.trim().is_empty())
         .map(|line| {
-            let corners = line
-                .quad
-                .map(|[x, y]| to_card.apply(Point::new(x * sx, y * sy)));
-            let (x0, x1) = corners
-                .iter()
-                .fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
-            let (y0, y1) = corners
-                .iter()
-                .fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
+            let [x0, y0, x1, y1] = Quad {
+                corners: line
+                    .quad
+                    .map(|[x, y]| to_card.apply(Point::new(x * sx, y * sy))),
+            }
+            .bounds();
             let area = ((x1 - x0) * (y1 - y0)).max(1.0);
             let best = crops
                 .iter()

@@ -71,6 +71,14 @@ impl Quad {
         )
     }
 
+    /// The axis-aligned bounding box, `[x0, y0, x1, y1]`.
+    pub fn bounds(&self) -> [f32; 4] {
+        self.corners.iter().fold(
+            [f32::MAX, f32::MAX, f32::MIN, f32::MIN],
+            |[x0, y0, x1, y1], p| [x0.min(p.x), y0.min(p.y), x1.max(p.x), y1.max(p.y)],
+        )
+    }
+
     /// Absolute area (shoelace formula).
     pub fn area(&self) -> f32 {
         let c = &self.corners;

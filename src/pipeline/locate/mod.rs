@@ -4,7 +4,9 @@
 //! long straight edges, so they are found as peaks of a gradient-oriented Hough
 //! transform; pairs of roughly parallel lines are combined into quadrilaterals and
 //! every candidate is scored by how much of its outline is backed by edges of one
-//! polarity, by its aspect ratio and by its size. A second search ([`region`])
+//! polarity, by its aspect ratio and by its size; a best outline with a side
+//! lost ([`three_sided`]) or lying on a printed block ([`printed_block`]) gives
+//! way to one enclosing it. A second search ([`region`])
 //! takes the document as the region that stands out from a plain surface, which
 //! finds a pale card whose outline is too faint for the edges; on a scanner's
 //! surface it comes first. The winner's sides are refined against the gradient,
@@ -17,6 +19,7 @@ use image::{RgbImage, imageops};
 
 use super::warp::{Point, Quad};
 
+mod printed_block;
 mod region;
 mod three_sided;
 
@@ -730,11 +733,21 @@ const THETA_BINS: usize = 180;
 /// Strongest straight edges: each pixel with a clear gradient votes for the lines
 /// through it whose normal is within ±2° of its gradient direction.
 fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
+    hough_lines_where(field, max_lines, field.threshold, |_, _| true)
+}
+
+/// [`hough_lines`] from the pixels where `votes(x, y)`, with gradients of at
+/// least `threshold`.
+fn hough_lines_where(
+    field: &GradientField,
+    max_lines: usize,
+    threshold: f32,
+    votes: impl Fn(usize, usize) -> bool,
+) -> Vec<Line> {
     let (w, h) = (field.width, field.height);
     let diag = ((w * w + h * h) as f32).sqrt().ceil() as usize;
     let rho_bins = 2 * diag + 1;
     let mut acc = vec![0f32; THETA_BINS * rho_bins];
-    let threshold = field.threshold;
     let trig: Vec<(f32, f32)> = (0..THETA_BINS)
         .map(|t| (t as f32 * std::f32::consts::PI / THETA_BINS as f32).sin_cos())
         .collect();
@@ -742,7 +755,7 @@ fn hough_lines(field: &GradientField, max_lines: usize) -> Vec<Line> {
         for x in 0..w {
             let i = y * w + x;
             let m = field.mag[i];
-            if m < threshold {
+            if m < threshold || !votes(x, y) {
                 continue;
             }
             let mut theta = field.gy[i].atan2(field.gx[i]);
@@ -935,10 +948,9 @@ fn angle_between(a: &Line, b: &Line) -> f32 {
     d.min(std::f32::consts::PI - d)
 }
 
-/// Combines parallel pairs of the strongest lines into quads; the `max` best
-/// distinct ones, best first.
-fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(Quad, f32)> {
-    let lines = candidate_lines(field);
+/// Pairs of `lines` that may be opposite sides of a document: within 25° of
+/// each other and not too close.
+fn parallel_pairs(field: &GradientField, lines: &[Line]) -> Vec<(Line, Line)> {
     let (w, h) = (field.width as f32, field.height as f32);
     let min_gap = 0.12 * w.min(h);
     let mut pairs = Vec::new();
@@ -963,6 +975,15 @@ fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(
             pairs.push((a, b));
         }
     }
+    pairs
+}
+
+/// Combines parallel pairs of the strongest lines into quads; the `max` best
+/// distinct ones, best first.
+fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(Quad, f32)> {
+    let lines = candidate_lines(field);
+    let (w, h) = (field.width as f32, field.height as f32);
+    let pairs = parallel_pairs(field, &lines);
     // Among well-supported outlines the largest wins: a card holds rectangles of
     // its own (photo, text blocks) that are as crisp as its outline.
     let rank = |quad: &Quad, score: f32| score * (quad.area() / (w * h)).sqrt();
@@ -1010,7 +1031,10 @@ fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(
         distinct.insert(0, outline);
         distinct.truncate(max);
     }
-    distinct
+    let enclosing_card = distinct
+        .first()
+        .and_then(|(inner, _)| printed_block::enclosing_card(field, inner, config));
+    let mut outlines: Vec<(Quad, f32)> = distinct
         .into_iter()
         .map(|(quad, score)| {
             let grown = grow(field, quad, config);
@@ -1024,7 +1048,14 @@ fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(
                 _ => (quad, score),
             }
         })
-        .collect()
+        .collect();
+    // Not grown: its sides were found at a lower threshold than growing asks,
+    // and beyond a faint edge lies the card's shadow.
+    if let Some(outline) = enclosing_card {
+        outlines.insert(0, outline);
+        outlines.truncate(max);
+    }
+    outlines
 }
 
 /// Corners where the two pairs of lines cross, in order around the quad.
@@ -1041,6 +1072,16 @@ fn quad_from_lines(p: &(Line, Line), q: &(Line, Line)) -> Option<Quad> {
 /// Fraction of each side backed by an edge, combined with aspect and size
 /// priors; `None` for shapes that cannot be a document.
 fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Option<f32> {
+    score_quad_at(field, quad, config, field.threshold)
+}
+
+/// [`score_quad`] with sides backed by gradients of at least `threshold`.
+fn score_quad_at(
+    field: &GradientField,
+    quad: &Quad,
+    config: &LocateConfig,
+    threshold: f32,
+) -> Option<f32> {
     score_shape(quad, field.width as f32, field.height as f32, config)?;
     let c = quad.corners;
     // Opposite sides of a card in a photo are close to equal; a big mismatch means
@@ -1052,7 +1093,7 @@ fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Opti
         }
     }
     let supports: Vec<f32> = (0..4)
-        .map(|i| side_score(field, c[i], c[(i + 1) % 4]))
+        .map(|i| side_score(field, c[i], c[(i + 1) % 4], threshold))
         .collect();
     let mean = supports.iter().sum::<f32>() / 4.0;
     let min = supports.iter().copied().fold(1.0, f32::min);
@@ -1062,8 +1103,8 @@ fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Opti
 /// How well the side `a → b` is backed, judged by the mean and the worst of its
 /// thirds: a line that runs on past the card (a shadow, the scanner's lid) backs
 /// the middle of a side that is too long, not its ends.
-fn side_score(field: &GradientField, a: Point, b: Point) -> f32 {
-    let parts = side_support_parts::<3>(field, a, b, field.threshold);
+fn side_score(field: &GradientField, a: Point, b: Point, threshold: f32) -> f32 {
+    let parts = side_support_parts::<3>(field, a, b, threshold);
     let mean = parts.iter().sum::<f32>() / 3.0;
     let min = parts.iter().copied().fold(1.0, f32::min);
     0.5 * (mean + min)
@@ -1220,6 +1261,33 @@ pub(crate) mod tests {
         })
     }
 
+    /// A pale card whose lower part is a barcode of dense vertical bars, pasted
+    /// into a 1600×1200 photo on `background` (as [`paste`] colours it), and
+    /// the card's corners.
+    pub(crate) fn barcode_card_photo(
+        background: impl Fn(u32, u32, Point) -> Rgb<u8>,
+    ) -> (RgbImage, [Point; 4]) {
+        let (width, height) = (856, 540);
+        let unit = width / 170;
+        let card = RgbImage::from_fn(width, height, |x, y| {
+            let (u, v) = (x as f32 / width as f32, y as f32 / height as f32);
+            // Bars one to three units wide, in a fixed irregular pattern.
+            let bar = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0][((x / unit) % 13) as usize] == 1;
+            if (0.04..0.96).contains(&u) && (0.55..0.92).contains(&v) && bar {
+                Rgb([25, 25, 30])
+            } else {
+                Rgb([205, 215, 225])
+            }
+        });
+        let corners = [
+            Point::new(380.0, 300.0),
+            Point::new(1236.0, 320.0),
+            Point::new(1226.0, 860.0),
+            Point::new(370.0, 840.0),
+        ];
+        (paste(&card, 1600, 1200, corners, background), corners)
+    }
+
     /// Pastes `card` into a `width`×`height` image with its corners at `corners`
     /// (TL, TR, BR, BL of the card); `background(x, y, p)` colours the rest, `p`
     /// being the pixel's position in the card's own coordinates.
@@ -1251,7 +1319,7 @@ pub(crate) mod tests {
         })
     }
 
-    fn corner_error(found: &Quad, truth: &[Point; 4]) -> f32 {
+    pub(crate) fn corner_error(found: &Quad, truth: &[Point; 4]) -> f32 {
         // Up to a half turn, which the classifier decides.
         [found.corners, found.turned(2).corners]
             .iter()

@@ -17,7 +17,7 @@ const MISSING_SIDE_COST: f32 = 0.5;
 /// Least area of a three-sided outline over the outline it encloses. A printed
 /// rectangle is a fraction of its card; an outline barely larger is more likely
 /// the card itself, found whole, with the fourth side of another document's aspect.
-const MIN_GROWTH: f32 = 2.0;
+pub(super) const MIN_GROWTH: f32 = 2.0;
 
 /// The best three-sided outline by the edge search's rank (`score · √area`)
 /// that encloses the edge search's best outline and outranks it, with its
@@ -31,7 +31,7 @@ pub(super) fn enclosing_outline(
     config: &LocateConfig,
 ) -> Option<(Quad, f32)> {
     let (w, h) = (field.width as f32, field.height as f32);
-    let support = |a: Point, b: Point| side_score(field, a, b);
+    let support = |a: Point, b: Point| side_score(field, a, b, field.threshold);
     let mut best: Option<(Quad, f32, f32)> = None;
     for &(a, b) in pairs {
         for &c in lines {
@@ -89,39 +89,16 @@ pub(super) fn enclosing_outline(
 
 #[cfg(test)]
 mod tests {
-    use image::{Rgb, RgbImage};
+    use image::Rgb;
 
-    use super::super::tests::paste;
+    use super::super::tests::{barcode_card_photo, corner_error};
     use super::super::{LocateConfig, locate};
-    use crate::pipeline::warp::Point;
-
-    /// A pale card whose lower part is a barcode of dense vertical bars.
-    fn barcode_card(width: u32, height: u32) -> RgbImage {
-        let unit = (width / 170).max(1);
-        RgbImage::from_fn(width, height, |x, y| {
-            let (u, v) = (x as f32 / width as f32, y as f32 / height as f32);
-            // Bars one to three units wide, in a fixed irregular pattern.
-            let bar = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0][((x / unit) % 13) as usize] == 1;
-            if (0.04..0.96).contains(&u) && (0.55..0.92).contains(&v) && bar {
-                Rgb([25, 25, 30])
-            } else {
-                Rgb([205, 215, 225])
-            }
-        })
-    }
 
     #[test]
     fn a_card_whose_top_edge_vanishes_is_not_taken_for_its_barcode() {
-        let card = barcode_card(856, 540);
-        let truth = [
-            Point::new(380.0, 300.0),
-            Point::new(1236.0, 320.0),
-            Point::new(1226.0, 860.0),
-            Point::new(370.0, 840.0),
-        ];
         // A plain grey table, except that above the card's top edge it takes the
         // card's own colour, the way glare or a pale surface swallows one side.
-        let image = paste(&card, 1600, 1200, truth, |x, y, p| {
+        let (image, truth) = barcode_card_photo(|x, y, p| {
             let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 7) as u8;
             if p.y < 0.0 {
                 Rgb([205, 215, 225])
@@ -130,13 +107,7 @@ mod tests {
             }
         });
         let found = locate(&image, &LocateConfig::default()).expect("card found");
-        let error = found
-            .quad
-            .corners
-            .iter()
-            .zip(&truth)
-            .map(|(a, b)| a.distance(*b))
-            .fold(0.0, f32::max);
+        let error = corner_error(&found.quad, &truth);
         assert!(error < 30.0, "corner error {error} px: {found:?}");
     }
 }
