@@ -1031,10 +1031,14 @@ fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(
         distinct.insert(0, outline);
         distinct.truncate(max);
     }
-    let enclosing_card = distinct
+    if let Some(outline) = distinct
         .first()
-        .and_then(|(inner, _)| printed_block::enclosing_card(field, inner, config));
-    let mut outlines: Vec<(Quad, f32)> = distinct
+        .and_then(|(inner, _)| printed_block::enclosing_card(field, inner, config))
+    {
+        distinct.insert(0, outline);
+        distinct.truncate(max);
+    }
+    distinct
         .into_iter()
         .map(|(quad, score)| {
             let grown = grow(field, quad, config);
@@ -1048,14 +1052,7 @@ fn best_quads(field: &GradientField, config: &LocateConfig, max: usize) -> Vec<(
                 _ => (quad, score),
             }
         })
-        .collect();
-    // Not grown: its sides were found at a lower threshold than growing asks,
-    // and beyond a faint edge lies the card's shadow.
-    if let Some(outline) = enclosing_card {
-        outlines.insert(0, outline);
-        outlines.truncate(max);
-    }
-    outlines
+        .collect()
 }
 
 /// Corners where the two pairs of lines cross, in order around the quad.
