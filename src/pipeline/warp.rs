@@ -91,15 +91,28 @@ impl Quad {
     /// Whether every corner of `inner` lies inside this convex outline, or at most
     /// `slack` pixels outside it (the two may share a side).
     pub fn encloses(&self, inner: &Quad, slack: f32) -> bool {
+        let within = self.within(slack);
+        inner.corners.iter().all(|&p| within(p))
+    }
+
+    /// A test of whether a point lies inside this convex outline or at most
+    /// `slack` pixels outside it, its sides prepared once for many points.
+    pub fn within(&self, slack: f32) -> impl Fn(Point) -> bool {
         let c = self.corners;
         let centre = self.centroid();
-        // Signed distance of `p` from side i, positive on the centre's side.
-        let inside_by = |i: usize, p: Point| {
+        let cross =
+            |a: Point, b: Point, p: Point| (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
+        // Per side: its ends, and the factor that makes `cross` the signed
+        // distance from it, positive on the centre's side.
+        let sides: [(Point, Point, f32); 4] = std::array::from_fn(|i| {
             let (a, b) = (c[i], c[(i + 1) % 4]);
-            let cross = |p: Point| (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
-            cross(p) * cross(centre).signum() / a.distance(b).max(1e-3)
-        };
-        (0..4).all(|i| inner.corners.iter().all(|&p| inside_by(i, p) >= -slack))
+            (a, b, cross(a, b, centre).signum() / a.distance(b).max(1e-3))
+        });
+        move |p| {
+            sides
+                .iter()
+                .all(|&(a, b, scale)| cross(a, b, p) * scale >= -slack)
+        }
     }
 }
 

@@ -41,8 +41,8 @@ pub(super) fn enclosing_card(
         return None;
     }
     let threshold = FAINT_EDGE * field.threshold;
-    let in_block = inside(inner);
-    let outside = |x: usize, y: usize| !in_block(x, y);
+    let in_block = inner.within(0.0);
+    let outside = |x: usize, y: usize| !in_block(Point::new(x as f32, y as f32));
     let lines = hough_lines_where(field, LINES, threshold, outside);
     let pairs = parallel_pairs(field, &lines);
     let min_area = MIN_GROWTH * inner.area();
@@ -77,36 +77,17 @@ fn edge_density(field: &GradientField, quad: &Quad) -> f32 {
     let span = |lo: f32, hi: f32, len: usize| {
         (lo.max(0.0).ceil() as usize)..=(hi.min(len as f32 - 1.0).max(0.0) as usize)
     };
-    let in_quad = inside(quad);
+    let in_quad = quad.within(0.0);
     let (mut cells, mut edges) = (0usize, 0usize);
     for y in span(y0, y1, field.height) {
         for x in span(x0, x1, field.width) {
-            if in_quad(x, y) {
+            if in_quad(Point::new(x as f32, y as f32)) {
                 cells += 1;
                 edges += usize::from(field.mag[y * field.width + x] >= field.threshold);
             }
         }
     }
     edges as f32 / cells.max(1) as f32
-}
-
-/// Whether a grid cell `(x, y)` lies inside the convex `quad`: on the
-/// centroid's side of all four sides.
-fn inside(quad: &Quad) -> impl Fn(usize, usize) -> bool {
-    let c = quad.corners;
-    let centre = quad.centroid();
-    let cross =
-        |a: Point, b: Point, p: Point| (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
-    let sides: [(Point, Point, f32); 4] = std::array::from_fn(|i| {
-        let (a, b) = (c[i], c[(i + 1) % 4]);
-        (a, b, cross(a, b, centre).signum())
-    });
-    move |x, y| {
-        let p = Point::new(x as f32, y as f32);
-        sides
-            .iter()
-            .all(|&(a, b, sign)| cross(a, b, p) * sign >= 0.0)
-    }
 }
 
 #[cfg(test)]
