@@ -16,6 +16,14 @@ pub const VOCAB_FILE: &str = "vocab.json";
 /// Optional: the confidence calibration `hawiya calibrate` fits.
 pub const CALIBRATION_FILE: &str = "calibration.json";
 
+/// The shape of the exported model in `dir` (its `config.json`).
+pub fn read_config(dir: &Path) -> anyhow::Result<ModelConfig> {
+    use anyhow::Context;
+    let path = dir.join(CONFIG_FILE);
+    serde_json::from_slice(&fs::read(&path).with_context(|| format!("reading {}", path.display()))?)
+        .with_context(|| format!("parsing {}", path.display()))
+}
+
 /// Writes `path` through a temporary file and a rename, so a reader (or a crash)
 /// never sees half a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

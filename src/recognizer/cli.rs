@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::artifacts::read_config;
 use super::config::ModelConfig;
 use super::decode::DecodeOptions;
 use super::device::{ComputeDevice, DEVICE_ENV};
@@ -71,11 +72,29 @@ pub struct TrainArgs {
     /// Share of training crops drawn from `--extra-lines`.
     #[arg(long, default_value_t = 0.3)]
     pub extra_share: f64,
+    /// Encoder layers [default: the `--init` model's, else 3]. More than the
+    /// `--init` model has grows it: the added layers start as the identity, so
+    /// training adds capacity to what the model already reads.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub encoder_layers: Option<u16>,
+    /// Decoder layers [default: the `--init` model's, else 2]; grows like
+    /// `--encoder-layers`.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub decoder_layers: Option<u16>,
 }
 
 pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
     let vocab = Vocab::default_arabic_latin();
-    let config = ModelConfig::small(vocab.len());
+    let mut config = match &args.init {
+        Some(dir) => read_config(dir)?,
+        None => ModelConfig::small(vocab.len()),
+    };
+    if let Some(n) = args.encoder_layers {
+        config.encoder_layers = n.into();
+    }
+    if let Some(n) = args.decoder_layers {
+        config.decoder_layers = n.into();
+    }
     let mut source: Arc<dyn LineSource> = Arc::new(LineGenerator::new(args.seed)?);
     if !args.extra_lines.is_empty() {
         let extra = LabelledCrops::load(&args.extra_lines)?;

@@ -81,4 +81,42 @@ impl ModelConfig {
         }
         Ok(())
     }
+
+    /// Whether a model of this shape can start from the weights of `smaller`: the
+    /// same in every dimension but the encoder and decoder depths, which may only
+    /// grow (`hawiya train --init ... --encoder-layers N`).
+    pub fn grows_from(&self, smaller: &ModelConfig) -> bool {
+        let same_but_depth = ModelConfig {
+            encoder_layers: self.encoder_layers,
+            decoder_layers: self.decoder_layers,
+            ..smaller.clone()
+        };
+        same_but_depth == *self
+            && self.encoder_layers >= smaller.encoder_layers
+            && self.decoder_layers >= smaller.decoder_layers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_depths_may_grow() {
+        let small = ModelConfig::small(145);
+        assert!(small.grows_from(&small));
+        let deeper = ModelConfig {
+            encoder_layers: 5,
+            decoder_layers: 3,
+            ..small.clone()
+        };
+        assert!(deeper.grows_from(&small));
+        assert!(!small.grows_from(&deeper));
+        let wider = ModelConfig {
+            encoder_layers: 5,
+            d_model: 192,
+            ..small.clone()
+        };
+        assert!(!wider.grows_from(&small));
+    }
 }

@@ -17,7 +17,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::artifacts::{CONFIG_FILE, WEIGHTS_FILE, export, write_atomic};
+use super::artifacts::{WEIGHTS_FILE, export, read_config, write_atomic};
 use super::augment::Augment;
 use super::bidi::visual_order;
 use super::config::ModelConfig;
@@ -312,15 +312,65 @@ fn save_checkpoint(
     Ok(())
 }
 
-/// Sets every variable from `tensors` (any float dtype: exports are fp16).
-fn set_variables(varmap: &VarMap, tensors: &HashMap<String, Tensor>) -> anyhow::Result<()> {
+/// Sets every variable from `tensors` (any float dtype: exports are fp16). Variables
+/// of the layers named by `added_layers` (prefixes such as `encoder.layers.3.`) may be
+/// missing: they keep their fresh initialisation, but for the residual outputs,
+/// which start at zero so each added layer is the identity.
+fn set_variables(
+    varmap: &VarMap,
+    tensors: &HashMap<String, Tensor>,
+    added_layers: &[String],
+) -> anyhow::Result<()> {
     for (name, var) in varmap.data().lock().expect("varmap lock").iter() {
-        let t = tensors
-            .get(name)
-            .with_context(|| format!("no tensor {name}"))?;
-        var.set(&t.to_dtype(var.dtype())?)?;
+        match tensors.get(name) {
+            Some(t) => var.set(&t.to_dtype(var.dtype())?)?,
+            None => {
+                let layer = added_layers
+                    .iter()
+                    .find(|p| name.starts_with(p.as_str()))
+                    .with_context(|| format!("no tensor {name}"))?;
+                let part = &name[layer.len()..];
+                if RESIDUAL_OUTPUTS.iter().any(|r| part.starts_with(r)) {
+                    var.set(&var.as_tensor().zeros_like()?)?;
+                }
+            }
+        }
     }
     Ok(())
+}
+
+/// The branches whose output a pre-norm layer adds to its input: zero them and the
+/// layer passes its input through unchanged.
+const RESIDUAL_OUTPUTS: [&str; 4] = ["attn.out.", "self_attn.out.", "cross_attn.out.", "ff.down."];
+
+/// Sets the variables of a model of shape `config` from the exported model in `dir`;
+/// returns whether the model grew. `config` may have more encoder or decoder layers
+/// than the export (capacity added to a trained model rather than a new run from
+/// scratch): every added pre-norm layer starts as the identity, so the grown model
+/// reads exactly as the export did until training moves it.
+fn init_from_export(
+    varmap: &VarMap,
+    config: &ModelConfig,
+    dir: &std::path::Path,
+    device: &Device,
+) -> anyhow::Result<bool> {
+    let exported = read_config(dir)?;
+    anyhow::ensure!(
+        config.grows_from(&exported),
+        "{} holds a model of a different config ({exported:?}); only the encoder and \
+         decoder depths may grow",
+        dir.display()
+    );
+    let added: Vec<String> = (exported.encoder_layers..config.encoder_layers)
+        .map(|i| format!("encoder.layers.{i}."))
+        .chain(
+            (exported.decoder_layers..config.decoder_layers)
+                .map(|i| format!("decoder.layers.{i}.")),
+        )
+        .collect();
+    let tensors = candle_core::safetensors::load(dir.join(WEIGHTS_FILE), device)?;
+    set_variables(varmap, &tensors, &added).with_context(|| dir.display().to_string())?;
+    Ok(!added.is_empty())
 }
 
 /// Trains (or resumes) a model, exporting it to `opts.out_dir` periodically and at the end.
@@ -362,22 +412,22 @@ pub fn train(
         );
         let tensors =
             candle_core::safetensors::load(opts.checkpoint_dir.join(CHECKPOINT_WEIGHTS), &device)?;
-        set_variables(&varmap, &tensors).context("checkpoint")?;
+        set_variables(&varmap, &tensors, &[]).context("checkpoint")?;
         optimizer.load_state(&tensors, state.step)?;
         step = state.step;
         elapsed_before = state.elapsed_secs;
         tracing::info!(step, "resumed from checkpoint");
     } else if let Some(dir) = &opts.init_from {
-        let exported: ModelConfig = serde_json::from_slice(&std::fs::read(dir.join(CONFIG_FILE))?)
-            .with_context(|| format!("reading {}", dir.join(CONFIG_FILE).display()))?;
-        anyhow::ensure!(
-            exported == config,
-            "{} holds a model of a different config",
-            dir.display()
+        let grown = init_from_export(&varmap, &config, dir, &device)?;
+        println!(
+            "initialised from {}{}",
+            dir.display(),
+            if grown {
+                " (grown: added layers start as the identity)"
+            } else {
+                ""
+            }
         );
-        let tensors = candle_core::safetensors::load(dir.join(WEIGHTS_FILE), &device)?;
-        set_variables(&varmap, &tensors).with_context(|| dir.display().to_string())?;
-        println!("initialised from {}", dir.display());
     }
     println!("model: {params} parameters; starting at step {step}");
 
@@ -572,6 +622,80 @@ pub(crate) mod tests {
             last.attention
         );
         assert!(last.ctc < first.ctc / 3.0, "{} -> {}", first.ctc, last.ctc);
+    }
+
+    #[test]
+    fn a_grown_model_reads_as_its_export_did() {
+        let vocab = Vocab::default_arabic_latin();
+        let cfg = tiny_config(&vocab);
+        let dir = tempfile::tempdir().unwrap();
+        let trained = VarMap::new();
+        LineModel::new(
+            &cfg,
+            VarBuilder::from_varmap(&trained, DType::F32, &Device::Cpu),
+            Kernels::Differentiable,
+        )
+        .unwrap();
+        export(&trained, &cfg, &vocab, dir.path()).unwrap();
+
+        let examples: Vec<Example> = ["٣٠١", "AB", "مصر"]
+            .iter()
+            .map(|t| Example::new(&bar_crop(t), t, &vocab, &cfg).unwrap())
+            .collect();
+        let batch = TrainBatch::new(&examples, &cfg, &Device::Cpu).unwrap();
+        let loss_of = |shape: &ModelConfig| {
+            let varmap = VarMap::new();
+            let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+            let model = LineModel::new(shape, vb, Kernels::Differentiable).unwrap();
+            let grown = init_from_export(&varmap, shape, dir.path(), &Device::Cpu).unwrap();
+            (grown, loss(&model, &batch, 0.5).unwrap())
+        };
+        let (grown, original) = loss_of(&cfg);
+        assert!(!grown);
+        let deeper = ModelConfig {
+            encoder_layers: 3,
+            decoder_layers: 2,
+            ..cfg.clone()
+        };
+        let (grown, deeper_loss) = loss_of(&deeper);
+        assert!(grown);
+        assert!((original.attention - deeper_loss.attention).abs() < 1e-5);
+        assert!((original.ctc - deeper_loss.ctc).abs() < 1e-4);
+
+        // The added layers are in the forward pass: once their output projections
+        // move off zero, the output changes.
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        let model = LineModel::new(&deeper, vb, Kernels::Differentiable).unwrap();
+        init_from_export(&varmap, &deeper, dir.path(), &Device::Cpu).unwrap();
+        for (name, var) in varmap.data().lock().unwrap().iter() {
+            if name == "encoder.layers.2.attn.out.weight" {
+                var.set(&var.as_tensor().randn_like(0.0, 1.0).unwrap())
+                    .unwrap();
+            }
+        }
+        let moved = loss(&model, &batch, 0.5).unwrap();
+        assert!((original.attention - moved.attention).abs() > 1e-3);
+
+        for other in [
+            ModelConfig {
+                d_model: 64,
+                ..deeper.clone()
+            },
+            ModelConfig {
+                encoder_layers: 2,
+                ..deeper
+            },
+        ] {
+            let dir2 = tempfile::tempdir().unwrap();
+            export(&VarMap::new(), &other, &vocab, dir2.path()).unwrap();
+            let varmap = VarMap::new();
+            let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+            LineModel::new(&cfg, vb, Kernels::Differentiable).unwrap();
+            // `cfg` has fewer layers than the 2-layer export and a different width
+            // than the 64-wide one: neither may start from it.
+            assert!(init_from_export(&varmap, &cfg, dir2.path(), &Device::Cpu).is_err());
+        }
     }
 
     /// Measures the training step of the shipped config on random crops:
