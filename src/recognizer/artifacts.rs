@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use candle_core::{DType, Tensor};
 use candle_nn::VarMap;
 
@@ -18,7 +19,6 @@ pub const CALIBRATION_FILE: &str = "calibration.json";
 
 /// The shape of the exported model in `dir` (its `config.json`).
 pub fn read_config(dir: &Path) -> anyhow::Result<ModelConfig> {
-    use anyhow::Context;
     let path = dir.join(CONFIG_FILE);
     serde_json::from_slice(&fs::read(&path).with_context(|| format!("reading {}", path.display()))?)
         .with_context(|| format!("parsing {}", path.display()))

@@ -253,7 +253,7 @@ impl Recognizer {
         prepare(crop, &self.model.config)
     }
 
-    /// Reads crops as one batch (pad to the widest: group similar widths).
+    /// Reads crops, answering in their order (see [`Recognizer::recognize_prepared`]).
     pub fn recognize(
         &self,
         crops: &[GrayImage],
