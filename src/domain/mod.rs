@@ -8,6 +8,7 @@ pub mod digits;
 pub mod governorate;
 pub mod kind;
 pub mod mrz;
+pub mod name_list;
 pub mod national_id;
 pub mod transliterate;
 

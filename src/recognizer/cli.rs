@@ -11,9 +11,10 @@ use super::device::{ComputeDevice, DEVICE_ENV};
 use super::eval::evaluate;
 use super::reader::{ModelSource, Recognizer};
 use super::sources::{LabelledCrops, Mixed};
-use super::train::{LineSource, TrainOptions, train};
+use super::train::{LineSource, TrainOptions, checkpoint_config, train};
 use super::vocab::Vocab;
-use crate::synth::LineGenerator;
+use crate::domain::name_list;
+use crate::synth::{LineCategory, LineGenerator};
 
 /// Train the line recognizer from scratch on generated crops (resumes from the
 /// checkpoint folder when one is there).
@@ -72,12 +73,13 @@ pub struct TrainArgs {
     /// Share of training crops drawn from `--extra-lines`.
     #[arg(long, default_value_t = 0.3)]
     pub extra_share: f64,
-    /// Encoder layers [default: the `--init` model's, else 3]. More than the
-    /// `--init` model has grows it: the added layers start as the identity, so
+    /// Encoder layers [default: the resumed checkpoint's, else the `--init`
+    /// model's, else 3]. More than the `--init` model has grows it: the added layers start as the identity, so
     /// training adds capacity to what the model already reads.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub encoder_layers: Option<u16>,
-    /// Decoder layers [default: the `--init` model's, else 2]; grows like
+    /// Decoder layers [default: the resumed checkpoint's, else the `--init`
+    /// model's, else 2]; grows like
     /// `--encoder-layers`.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub decoder_layers: Option<u16>,
@@ -85,9 +87,10 @@ pub struct TrainArgs {
 
 pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
     let vocab = Vocab::default_arabic_latin();
-    let mut config = match &args.init {
-        Some(dir) => read_config(dir)?,
-        None => ModelConfig::small(vocab.len()),
+    let mut config = match (checkpoint_config(&args.checkpoints)?, &args.init) {
+        (Some(resumed), _) => resumed,
+        (None, Some(dir)) => read_config(dir)?,
+        (None, None) => ModelConfig::small(vocab.len()),
     };
     if let Some(n) = args.encoder_layers {
         config.encoder_layers = n.into();
@@ -162,7 +165,7 @@ pub struct EvalLinesArgs {
     /// Print one JSON object: per category `cer`, `exact`, `count`.
     #[arg(long)]
     pub json: bool,
-    /// Also print every wrong line (truth, then reading).
+    /// Also print every wrong line (truth, then the reading and its alternatives).
     #[arg(long)]
     pub errors: bool,
     /// Score the auxiliary CTC head's readings instead of the decoder's.
@@ -179,6 +182,11 @@ pub struct EvalLinesArgs {
     /// The CTC head's weight in joint rescoring (the decoder's is one minus it).
     #[arg(long, default_value_t = super::decode::CTC_WEIGHT)]
     pub ctc_weight: f32,
+    /// Choose among a name line's hypotheses as the pipeline does, preferring listed
+    /// names, an unlisted word costing this much log-probability (the pipeline's is
+    /// `domain::name_list::UNLISTED_WORD_WEIGHT`); absent, the recognizer's best.
+    #[arg(long, value_name = "WEIGHT")]
+    pub name_list_weight: Option<f32>,
 }
 
 pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
@@ -200,10 +208,19 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
         },
         args.batch_size,
     )?;
-    if args.ctc {
+    if args.ctc || args.name_list_weight.is_some() {
         report = super::eval::Report::default();
         for (label, reading) in &mut pairs {
-            reading.text = std::mem::take(&mut reading.ctc_text);
+            if args.ctc {
+                reading.text = std::mem::take(&mut reading.ctc_text);
+            } else if let (Some(weight), LineCategory::Name) =
+                (args.name_list_weight, label.category)
+            {
+                let candidates = reading.candidates();
+                let texts: Vec<(&str, f32)> =
+                    candidates.iter().map(|(t, p)| (t.as_str(), *p)).collect();
+                reading.promote(name_list::choose(&texts, weight));
+            }
             report.add(label.category, &label.text, reading);
         }
     }
@@ -211,9 +228,15 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
     if args.errors {
         for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.text) {
             eprintln!(
-                "{:?} {}\n    truth: {}\n    read:  {}",
-                label.category, label.file, label.text, reading.text
+                "{:?} {}\n    truth: {}\n    read:  {} ({:.2})",
+                label.category, label.file, label.text, reading.text, reading.confidence
             );
+            for alternative in &reading.alternatives {
+                eprintln!(
+                    "    or:    {} ({:.2})",
+                    alternative.text, alternative.confidence
+                );
+            }
         }
     }
     if args.json {

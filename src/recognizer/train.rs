@@ -3,7 +3,7 @@
 //! resumable checkpoints, and periodic exports so a usable model always exists.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -190,6 +190,24 @@ struct CheckpointState {
     elapsed_secs: f64,
     config: ModelConfig,
     seed: u64,
+}
+
+/// The model config of the checkpoint in `dir`, if there is one to resume: a resumed
+/// run keeps its shape whatever `--init` says.
+pub fn checkpoint_config(dir: &Path) -> anyhow::Result<Option<ModelConfig>> {
+    Ok(checkpoint_state(dir)?.map(|state| state.config))
+}
+
+/// Where the run checkpointed in `dir` stopped, if there is one.
+fn checkpoint_state(dir: &Path) -> anyhow::Result<Option<CheckpointState>> {
+    let path = dir.join(CHECKPOINT_STATE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let state =
+        serde_json::from_slice(&bytes).with_context(|| format!("parsing {}", path.display()))?;
+    Ok(Some(state))
 }
 
 const CHECKPOINT_WEIGHTS: &str = "checkpoint.safetensors";
@@ -401,11 +419,8 @@ pub fn train(
     let params: usize = named.iter().map(|(_, v)| v.elem_count()).sum();
     let mut optimizer = AdamW::new(named, AdamWParams::default())?;
 
-    let state_path = opts.checkpoint_dir.join(CHECKPOINT_STATE);
     let (mut step, mut elapsed_before) = (0usize, 0f64);
-    if state_path.exists() {
-        let state: CheckpointState = serde_json::from_slice(&std::fs::read(&state_path)?)
-            .context("reading checkpoint state")?;
+    if let Some(state) = checkpoint_state(&opts.checkpoint_dir)? {
         anyhow::ensure!(
             state.config == config,
             "checkpoint was trained with a different model config"
@@ -696,6 +711,24 @@ pub(crate) mod tests {
             // than the 64-wide one: neither may start from it.
             assert!(init_from_export(&varmap, &cfg, dir2.path(), &Device::Cpu).is_err());
         }
+    }
+
+    #[test]
+    fn a_checkpoint_tells_the_shape_it_was_trained_with() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(checkpoint_config(dir.path()).unwrap().is_none());
+        let config = tiny_config(&Vocab::default_arabic_latin());
+        let state = CheckpointState {
+            step: 7,
+            elapsed_secs: 1.0,
+            config: config.clone(),
+            seed: 3,
+        };
+        let path = dir.path().join(CHECKPOINT_STATE);
+        std::fs::write(&path, serde_json::to_vec(&state).unwrap()).unwrap();
+        assert_eq!(checkpoint_config(dir.path()).unwrap(), Some(config));
+        std::fs::write(&path, b"{").unwrap();
+        assert!(checkpoint_config(dir.path()).is_err());
     }
 
     /// Measures the training step of the shipped config on random crops:

@@ -26,7 +26,7 @@ pub fn check_front(readings: &Readings) -> CheckedFields {
     collect(vec![
         ("usage_type", text::snap(readings, "usage_type", &usage)),
         ("plate_number", text::plain(readings, "plate_number")),
-        ("owner_name", text::plain(readings, "owner_name")),
+        ("owner_name", text::name(readings, "owner_name")),
         (
             "nationality",
             text::snap(

@@ -16,7 +16,7 @@ pub fn check(readings: &Readings) -> CheckedFields {
             fields.insert(key.to_owned(), checked);
         }
     };
-    put("name", text::plain(readings, "name"));
+    put("name", text::name(readings, "name"));
     put("job", text::plain(readings, "job"));
     put("traffic_unit", text::plain(readings, "traffic_unit"));
     put(

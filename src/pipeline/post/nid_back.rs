@@ -79,10 +79,13 @@ pub fn check(readings: &Readings) -> CheckedFields {
     if let Some(checked) = text::snap(readings, "marital_status", marital) {
         fields.insert("marital_status".to_owned(), checked);
     }
-    for key in ["job", "workplace", "husband"] {
+    for key in ["job", "workplace"] {
         if let Some(checked) = text::plain(readings, key) {
             fields.insert(key.to_owned(), checked);
         }
+    }
+    if let Some(checked) = text::name(readings, "husband") {
+        fields.insert("husband".to_owned(), checked);
     }
     let issue = text::date(readings, "issue_date", DateForm::ArabicYm, |_| true);
     let issue_month = issue.as_ref().and_then(|(_, d)| *d);

@@ -13,10 +13,13 @@ use crate::domain::{Governorate, governorate_in_address};
 
 pub fn check(readings: &Readings) -> CheckedFields {
     let mut fields = CheckedFields::new();
-    for key in ["first_name", "last_name", "address_line1"] {
-        if let Some(checked) = text::plain(readings, key) {
+    for key in ["first_name", "last_name"] {
+        if let Some(checked) = text::name(readings, key) {
             fields.insert(key.to_owned(), checked);
         }
+    }
+    if let Some(checked) = text::plain(readings, "address_line1") {
+        fields.insert("address_line1".to_owned(), checked);
     }
     if let Some(checked) = address_with_governorate(readings, "address_line2") {
         fields.insert("address_line2".to_owned(), checked);

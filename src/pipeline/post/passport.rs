@@ -101,8 +101,8 @@ pub fn check(readings: &Readings) -> CheckedFields {
             fields.insert(key.to_owned(), checked);
         }
     };
+    put("name_ar", text::name(readings, "name_ar"));
     for key in [
-        "name_ar",
         "nationality_ar",
         "birth_place_ar",
         "issuing_office",

@@ -11,7 +11,8 @@ pub fn check(readings: &Readings) -> CheckedFields {
             fields.insert(key.to_owned(), checked);
         }
     };
-    for key in ["name_ar", "nationality_ar", "residence_type", "purpose"] {
+    put("name_ar", text::name(readings, "name_ar"));
+    for key in ["nationality_ar", "residence_type", "purpose"] {
         put(key, text::plain(readings, key));
     }
     let upper = |t: &str| {

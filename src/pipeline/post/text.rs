@@ -6,6 +6,7 @@ use super::{Candidate, Checked, Readings};
 use crate::domain::arabic::fold;
 use crate::domain::date::PrintedDate;
 use crate::domain::digits::{to_arabic_indic, to_ascii_digits};
+use crate::domain::name_list;
 
 /// Confidence kept by a reading that fails its field's rules.
 pub const FAILED_RULE: f32 = 0.3;
@@ -52,6 +53,21 @@ fn candidates<'a>(readings: &'a Readings, key: &str) -> &'a [Candidate] {
 pub fn plain(readings: &Readings, key: &str) -> Option<Checked> {
     let best = candidates(readings, key).first()?;
     Some(Checked::new(clean(&best.text), best.confidence))
+}
+
+/// A line of personal names: the hypothesis the name list favours
+/// ([`name_list::choose`]), cleaned.
+pub fn name(readings: &Readings, key: &str) -> Option<Checked> {
+    let candidates = candidates(readings, key);
+    let hypotheses: Vec<(&str, f32)> = candidates
+        .iter()
+        .map(|c| (c.text.as_str(), c.confidence))
+        .collect();
+    let chosen = candidates.get(name_list::choose(
+        &hypotheses,
+        name_list::UNLISTED_WORD_WEIGHT,
+    ))?;
+    Some(Checked::new(clean(&chosen.text), chosen.confidence))
 }
 
 /// A field printed from a closed list: the first hypothesis that folds to a list
@@ -232,6 +248,23 @@ mod tests {
         let r = readings("gender", &[("طالب", 0.9)]);
         assert!(snap(&r, "gender", &vocab).unwrap().confidence < 0.5);
         assert!(snap(&r, "religion", &vocab).is_none());
+    }
+
+    #[test]
+    fn a_name_line_takes_the_listed_runner_up_when_nearly_as_likely() {
+        let r = readings(
+            "name",
+            &[("سامر  يومي سرور", 0.91), ("سامر بيومي سرور", 0.86)],
+        );
+        let checked = name(&r, "name").unwrap();
+        assert_eq!(checked.text, "سامر بيومي سرور");
+        assert_eq!(checked.confidence, 0.86);
+        // A name nobody listed stays when no listed reading comes near it.
+        let r = readings(
+            "name",
+            &[("سامر يومي سرور", 0.91), ("سامر بيومي سرور", 0.1)],
+        );
+        assert_eq!(name(&r, "name").unwrap().text, "سامر يومي سرور");
     }
 
     #[test]
