@@ -13,7 +13,7 @@ use crate::synth::vocab::names::latin_of;
 /// What an unlisted word costs a hypothesis, in natural log of probability: a
 /// hypothesis whose words are all listed wins over the best reading if it is at
 /// least `exp(-WEIGHT)` as probable for each unlisted word of the best.
-/// Chosen with `hawiya eval lines --name-list-weight` on tuning crops (1,262 name
+/// Chosen with `hawiya eval lines --as-pipeline --name-list-weight W` on tuning crops (1,262 name
 /// lines of seeds 4246, 4243, 4245), run-11 weights, beam 3: lines wrong 166 without
 /// the list, 144 at 0.5 and 1.0, 142 at 2.5. With a fifth of the list hidden (names
 /// no list knows, as real ones will be), 1.0 still fixes more than it breaks (166 ->

@@ -35,16 +35,7 @@ impl LineRecognizer for crate::recognizer::BatcherHandle {
                 RecognizeError::Overloaded => ExtractError::Overloaded,
                 other => ExtractError::Internal(other.to_string()),
             })?;
-        Ok(readings
-            .into_iter()
-            .map(|r| LineReading {
-                candidates: r
-                    .candidates()
-                    .into_iter()
-                    .map(|(text, confidence)| post::Candidate { text, confidence })
-                    .collect(),
-            })
-            .collect())
+        Ok(readings.iter().map(LineReading::from).collect())
     }
 
     fn is_ready(&self) -> bool {

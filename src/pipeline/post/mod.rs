@@ -53,6 +53,19 @@ impl LineReading {
     }
 }
 
+/// The recognizer's reading and its alternatives, best first.
+impl From<&crate::recognizer::Reading> for LineReading {
+    fn from(reading: &crate::recognizer::Reading) -> LineReading {
+        LineReading {
+            candidates: reading
+                .candidates()
+                .into_iter()
+                .map(|(text, confidence)| Candidate { text, confidence })
+                .collect(),
+        }
+    }
+}
+
 /// Readings keyed by the layout's field key (`layouts/<kind>.toml`); a field whose line was not
 /// found is absent.
 pub type Readings = BTreeMap<String, LineReading>;
