@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Writes src/domain/names_egy.txt, the reader's list of Egyptian names, from the
+egy-names package (MIT; 44,626 name lemmas counted in 3.79 M Egyptian student records,
+2017-2024): every lemma of its "common" or "normal" frequency class, one per line.
+
+Rare lemmas and the package's spelling variants are left out on purpose: they hold the
+records' typos (`اجمد`, `ابراهبم`), which are exactly the misreadings the list must not
+vouch for.
+
+    pip download egy-names==0.3.6 --no-deps -d /tmp/egy
+    python3 scripts/name_list.py /tmp/egy/egy_names-0.3.6-py3-none-any.whl
+"""
+
+import gzip
+import json
+import sys
+import zipfile
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "src" / "domain" / "names_egy.txt"
+ARABIC = {chr(c) for c in range(0x0621, 0x064B)} | {" "}
+
+
+def main(wheel: str) -> None:
+    with zipfile.ZipFile(wheel) as z:
+        data = json.loads(gzip.decompress(z.read("egy_names/data/names.json.gz")))
+        licence = z.read("egy_names-0.3.6.dist-info/licenses/LICENSE").decode()
+    lemmas = sorted(
+        {
+            n["a"].strip()
+            for n in data["names"]
+            if n["fc"] in ("c", "n") and n["a"].strip() and set(n["a"].strip()) <= ARABIC
+        }
+    )
+    header = [
+        "# Egyptian name lemmas of the common and normal frequency classes of egy-names 0.3.6",
+        "# (https://github.com/afify/egy-names), written by scripts/name_list.py. Its licence:",
+        *("# " + line if line else "#" for line in licence.strip().splitlines()),
+    ]
+    OUT.write_text("\n".join(header + lemmas) + "\n", encoding="utf-8")
+    print(f"{len(lemmas)} lemmas -> {OUT}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
