@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes src/domain/names_egy.txt, the reader's list of Egyptian names, from the
 egy-names package (MIT; 44,626 name lemmas counted in 3.79 M Egyptian student records,
-2017-2024): every lemma of its "common" or "normal" frequency class, one per line.
+2017-2024): every lemma of its "common" or "normal" frequency class with its main
+Latin spelling, one `arabic|latin` per line. Spellings are joined the way ours are
+(`El Sawy` -> `Elsawy`); one that is not plain ASCII is left empty.
 
 Rare lemmas and the package's spelling variants are left out on purpose: they hold the
 records' typos (`اجمد`, `ابراهبم`), which are exactly the misreadings the list must not
@@ -13,6 +15,7 @@ vouch for.
 
 import gzip
 import json
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -21,23 +24,31 @@ OUT = Path(__file__).resolve().parent.parent / "src" / "domain" / "names_egy.txt
 ARABIC = {chr(c) for c in range(0x0621, 0x064B)} | {" "}
 
 
+def joined(latin: str) -> str:
+    """`El Sawy` -> `Elsawy`, as hawiya spells names; empty unless plain ASCII."""
+    parts = re.split(r"[\s'-]+", latin or "")
+    word = "".join(parts)
+    if not re.fullmatch(r"[A-Za-z]+", word):
+        return ""
+    return word[0].upper() + word[1:].lower()
+
+
 def main(wheel: str) -> None:
     with zipfile.ZipFile(wheel) as z:
         data = json.loads(gzip.decompress(z.read("egy_names/data/names.json.gz")))
         licence = z.read("egy_names-0.3.6.dist-info/licenses/LICENSE").decode()
-    lemmas = sorted(
-        {
-            n["a"].strip()
-            for n in data["names"]
-            if n["fc"] in ("c", "n") and n["a"].strip() and set(n["a"].strip()) <= ARABIC
-        }
-    )
+    lemmas = {}
+    for n in data["names"]:
+        arabic = n["a"].strip()
+        if n["fc"] in ("c", "n") and arabic and set(arabic) <= ARABIC:
+            lemmas.setdefault(arabic, joined(n["e"]))
     header = [
-        "# Egyptian name lemmas of the common and normal frequency classes of egy-names 0.3.6",
+        "# Egyptian name lemmas (arabic|latin) of the common and normal frequency classes of egy-names 0.3.6",
         "# (https://github.com/afify/egy-names), written by scripts/name_list.py. Its licence:",
         *("# " + line if line else "#" for line in licence.strip().splitlines()),
     ]
-    OUT.write_text("\n".join(header + lemmas) + "\n", encoding="utf-8")
+    lines = [f"{arabic}|{latin}" for arabic, latin in sorted(lemmas.items())]
+    OUT.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
     print(f"{len(lemmas)} lemmas -> {OUT}")
 
 

@@ -5,6 +5,7 @@
 pub mod arabic;
 pub mod date;
 pub mod digits;
+pub mod egyptian_names;
 pub mod governorate;
 pub mod kind;
 pub mod mrz;

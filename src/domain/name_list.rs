@@ -8,15 +8,12 @@
 //! the recognizer's own hypotheses: a name missing from it is never rewritten into
 //! one that is listed unless the recognizer itself found that one about as likely.
 //!
-//! The list is the generator's own name tables plus the 9,747 common and normal name
-//! lemmas of egy-names, which between them make up 99.4 % of the name words of 3.79 M
-//! Egyptian student records: a real holder's name is almost always listed, and its
+//! The list is the generator's own name tables plus the common Egyptian lemmas of
+//! [`super::egyptian_names`]: a real holder's name is almost always listed, and its
 //! rare neighbours (often a record's typo) are not.
 
-use std::collections::HashSet;
-use std::sync::LazyLock;
-
-use crate::synth::vocab::names::{latin_of, lookup_key};
+use super::egyptian_names;
+use crate::synth::vocab::names::latin_of;
 
 /// What an unlisted word costs a hypothesis, in natural log of probability: a
 /// hypothesis whose words are all listed wins over the best reading if it is at
@@ -56,20 +53,10 @@ pub fn unlisted_words(line: &str) -> usize {
     unlisted
 }
 
-/// Common and normal Egyptian name lemmas counted in 3.79 M student records
-/// (`names_egy.txt`, from egy-names by `scripts/name_list.py`), as lookup keys.
-static EGYPTIAN: LazyLock<HashSet<String>> = LazyLock::new(|| {
-    include_str!("names_egy.txt")
-        .lines()
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(lookup_key)
-        .collect()
-});
-
 /// Whether a name (one word or a compound) is in either list: the generator's own
 /// tables, whose names every transliteration knows, or the Egyptian lemmas.
 fn listed(name: &str) -> bool {
-    latin_of(name).is_some() || EGYPTIAN.contains(&lookup_key(name))
+    latin_of(name).is_some() || egyptian_names::is_listed(name)
 }
 
 /// Which of a name line's hypotheses `(text, probability)`, best first, to keep:
@@ -115,7 +102,6 @@ mod tests {
         assert_eq!(unlisted_words("جمعة بسيونى عبد الرؤوف نورهان"), 0);
         // A rare lemma (often a records' typo) is not vouched for.
         assert_eq!(unlisted_words("أبوجلوة"), 1);
-        assert!(EGYPTIAN.len() > 9_000, "{}", EGYPTIAN.len());
     }
 
     #[test]

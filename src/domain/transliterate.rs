@@ -3,14 +3,16 @@
 //! `عبد ال…` is `Abdel…`, a final `ة` is a.
 //!
 //! Whole names are looked up first in the name table the generator draws from
-//! ([`crate::synth::vocab::names`]), so the conventional spelling wins (`محمد` is
-//! Mohamed, not Mhmd); unknown words fall back to letter rules with a little vowel
-//! guessing, which any Arabic text passes through without failing.
+//! ([`crate::synth::vocab::names`]), then in the common Egyptian lemmas
+//! ([`super::egyptian_names`]), so the conventional spelling wins (`محمد` is Mohamed,
+//! not Mhmd; `جمعة` is Gomaa); unknown words fall back to letter rules with a little
+//! vowel guessing, which any Arabic text passes through without failing.
 
 use crate::synth::vocab::names::latin_of;
 
 use super::arabic::fold;
 use super::digits::to_ascii_digits;
+use super::egyptian_names;
 
 /// Whose spelling habits to follow. Egyptian documents use [`Convention::Egyptian`];
 /// the others serve foreigners' permits, whose names are spelt as their own
@@ -84,7 +86,7 @@ fn word_latin(word: &str, convention: Convention) -> String {
 }
 
 fn egyptian_word(word: &str) -> String {
-    if let Some(latin) = latin_of(word) {
+    if let Some(latin) = latin_of(word).or_else(|| egyptian_names::latin_of(word)) {
         return latin.to_owned();
     }
     let folded = fold(word);
@@ -348,6 +350,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn common_names_beyond_the_generators_take_their_egyptian_spelling() {
+        assert_eq!(
+            transliterate("جمعة بسيونى المتولي عبد الرؤوف"),
+            "Gomaa Bassiouny Elmetwally Abdelraouf"
+        );
+    }
+
+    #[test]
     fn dictionary_names_take_the_egyptian_spelling() {
         for (arabic, latin) in [
             ("محمد", "Mohamed"),
@@ -385,10 +395,11 @@ mod tests {
 
     #[test]
     fn unknown_words_follow_the_letter_rules() {
-        // None of these is in the name table.
-        assert_eq!(transliterate("الجمالي"), "Elgamaly");
+        // None of these is in the generator's name table. `الجمالي` and `دمارة` are in
+        // no list at all; the letter rules spell the others as the common lemmas do.
         assert_eq!(transliterate("عبد المحسن"), "Abdelmohsen");
-        assert_eq!(transliterate("سمارة"), "Samara");
+        assert_eq!(transliterate("الجمالي"), "Elgamaly");
+        assert_eq!(transliterate("دمارة"), "Damara");
         assert_eq!(transliterate("كمالي"), "Kamaly");
         assert_eq!(transliterate("زغلول"), "Zaghloul");
         assert_eq!(transliterate("الصوابي"), "Elsawaby");
