@@ -30,6 +30,12 @@ pub fn fold(text: &str) -> String {
     out
 }
 
+/// Whether `word` holds an Arabic letter (hamza to yaa), i.e. is a word rather than
+/// digits, Latin text or punctuation.
+pub fn is_arabic_word(word: &str) -> bool {
+    word.chars().any(|c| ('\u{0621}'..='\u{064A}').contains(&c))
+}
+
 /// A folded word without its definite article, so `القاهرة` and `قاهرة` compare equal.
 pub fn strip_article(folded_word: &str) -> &str {
     match folded_word.strip_prefix("ال") {

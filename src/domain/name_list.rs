@@ -12,6 +12,7 @@
 //! [`super::egyptian_names`]: a real holder's name is almost always listed, and its
 //! rare neighbours (often a record's typo) are not.
 
+use super::arabic::is_arabic_word;
 use super::egyptian_names;
 use crate::synth::vocab::names::latin_of;
 
@@ -29,7 +30,7 @@ pub const UNLISTED_WORD_WEIGHT: f32 = 1.0;
 /// `الزوج :` count too, but weigh the same in every hypothesis of one line).
 fn words(line: &str) -> Vec<&str> {
     line.split_whitespace()
-        .filter(|w| w.chars().any(|c| ('\u{0621}'..='\u{064A}').contains(&c)))
+        .filter(|w| is_arabic_word(w))
         .collect()
 }
 

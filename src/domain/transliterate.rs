@@ -10,7 +10,7 @@
 
 use crate::synth::vocab::names::latin_of;
 
-use super::arabic::fold;
+use super::arabic::{fold, is_arabic_word};
 use super::digits::to_ascii_digits;
 use super::egyptian_names;
 
@@ -69,10 +69,6 @@ fn compound_at(tokens: &[String]) -> (String, usize) {
         }
     }
     (tokens[0].clone(), 1)
-}
-
-fn is_arabic_word(word: &str) -> bool {
-    word.chars().any(|c| ('\u{0621}'..='\u{064A}').contains(&c))
 }
 
 /// One word (possibly a joined compound) to Latin.
