@@ -15,7 +15,7 @@ use super::train::{LineSource, TrainOptions, checkpoint_config, train};
 use super::vocab::Vocab;
 use crate::domain::name_list;
 use crate::pipeline::post::nid::{self, Digits, Expect};
-use crate::pipeline::post::{LineReading, Readings};
+use crate::pipeline::post::{LineReading, Readings, text};
 use crate::synth::{LineCategory, LineGenerator};
 
 /// Train the line recognizer from scratch on generated crops (resumes from the
@@ -75,14 +75,13 @@ pub struct TrainArgs {
     /// Share of training crops drawn from `--extra-lines`.
     #[arg(long, default_value_t = 0.3)]
     pub extra_share: f64,
-    /// Encoder layers [default: the resumed checkpoint's, else the `--init`
-    /// model's, else 3]. More than the `--init` model has grows it: the added layers start as the identity, so
-    /// training adds capacity to what the model already reads.
+    /// Encoder layers [default: the resumed checkpoint's, else the `--init` model's,
+    /// else 3]. More than the `--init` model has grows it: the added layers start as
+    /// the identity, so training adds capacity to what the model already reads.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub encoder_layers: Option<u16>,
-    /// Decoder layers [default: the resumed checkpoint's, else the `--init`
-    /// model's, else 2]; grows like
-    /// `--encoder-layers`.
+    /// Decoder layers [default: the resumed checkpoint's, else the `--init` model's,
+    /// else 2]; grows like `--encoder-layers`.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub decoder_layers: Option<u16>,
 }
@@ -201,30 +200,26 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Re-chooses `reading` among its hypotheses by the pipeline's rule for a field of
-/// `category`, where it has one: the name list for names, the check digit for
+/// Re-chooses `reading` among its hypotheses by the pipeline's own rule for a field
+/// of `category`, where it has one: the name list for names, the check digit for
 /// national IDs.
 fn choose_as_pipeline(category: LineCategory, reading: &mut Reading, name_list_weight: f32) {
-    match category {
-        LineCategory::Name => {
-            let candidates = reading.candidates();
-            let texts: Vec<(&str, f32)> =
-                candidates.iter().map(|(t, p)| (t.as_str(), *p)).collect();
-            reading.promote(name_list::choose(&texts, name_list_weight));
-        }
+    let readings = Readings::from([(String::new(), LineReading::from(&*reading))]);
+    let checked = match category {
+        LineCategory::Name => text::name_weighing_unlisted(&readings, "", name_list_weight),
         LineCategory::NationalId => {
             let digits = if reading.text.chars().any(|c| c.is_ascii_digit()) {
                 Digits::Ascii
             } else {
                 Digits::ArabicIndic
             };
-            let readings = Readings::from([(String::new(), LineReading::from(&*reading))]);
-            if let Some((checked, _)) = nid::national_id(&readings, "", digits, Expect::default()) {
-                reading.text = checked.text;
-                reading.confidence = checked.confidence;
-            }
+            nid::national_id(&readings, "", digits, Expect::default()).map(|(checked, _)| checked)
         }
-        _ => {}
+        _ => None,
+    };
+    if let Some(checked) = checked {
+        reading.text = checked.text;
+        reading.confidence = checked.confidence;
     }
 }
 

@@ -118,21 +118,6 @@ impl Reading {
             .collect()
     }
 
-    /// Makes candidate `index` of [`Reading::candidates`] the reading, the reading
-    /// taking its place among the alternatives; 0 or an index past them changes nothing.
-    pub fn promote(&mut self, index: usize) {
-        let Some(chosen) = index
-            .checked_sub(1)
-            .and_then(|i| self.alternatives.get_mut(i))
-        else {
-            return;
-        };
-        std::mem::swap(&mut self.text, &mut chosen.text);
-        std::mem::swap(&mut self.char_probs, &mut chosen.char_probs);
-        std::mem::swap(&mut self.log_prob, &mut chosen.log_prob);
-        std::mem::swap(&mut self.confidence, &mut chosen.confidence);
-    }
-
     /// Replaces the raw probabilities of the reading and its alternatives by
     /// `calibration`'s.
     pub fn calibrate(&mut self, calibration: &Calibration) {

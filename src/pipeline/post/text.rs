@@ -58,15 +58,17 @@ pub fn plain(readings: &Readings, key: &str) -> Option<Checked> {
 /// A line of personal names: the hypothesis the name list favours
 /// ([`name_list::choose`]), cleaned.
 pub fn name(readings: &Readings, key: &str) -> Option<Checked> {
+    name_weighing_unlisted(readings, key, name_list::UNLISTED_WORD_WEIGHT)
+}
+
+/// [`name`] with an unlisted word costing `weight` (`hawiya eval lines` tunes it).
+pub fn name_weighing_unlisted(readings: &Readings, key: &str, weight: f32) -> Option<Checked> {
     let candidates = candidates(readings, key);
     let hypotheses: Vec<(&str, f32)> = candidates
         .iter()
         .map(|c| (c.text.as_str(), c.confidence))
         .collect();
-    let chosen = candidates.get(name_list::choose(
-        &hypotheses,
-        name_list::UNLISTED_WORD_WEIGHT,
-    ))?;
+    let chosen = candidates.get(name_list::choose(&hypotheses, weight))?;
     Some(Checked::new(clean(&chosen.text), chosen.confidence))
 }
 
