@@ -72,6 +72,8 @@ pub struct PhotoParams {
     /// Glare spot `[x, y, radius, strength]` in photo pixels, if any.
     pub glare: Option<[f32; 4]>,
     pub motion_blur_px: f32,
+    /// Direction of the motion blur, degrees from the image's x axis (0 when none).
+    pub motion_blur_angle_deg: f32,
     pub focus_blur_sigma: f32,
     pub noise_sigma: f32,
     pub jpeg_quality: u8,
@@ -178,15 +180,12 @@ pub fn capture(plan: &PhotoPlan, card: &RenderedCard, rng: &mut ChaCha8Rng) -> C
         }
     }
 
-    let (mut motion_blur_px, mut focus_blur_sigma) = (0.0, 0.0);
+    let (mut motion_blur_px, mut motion_blur_angle, mut focus_blur_sigma) = (0.0, 0.0, 0.0);
     match rng.random_range(0..10) {
         0..=2 => {
             motion_blur_px = uniform(rng, 2.0, 9.0);
-            image = degrade::motion_blur(
-                &image,
-                motion_blur_px,
-                uniform(rng, 0.0, std::f32::consts::PI),
-            );
+            motion_blur_angle = uniform(rng, 0.0, std::f32::consts::PI);
+            image = degrade::motion_blur(&image, motion_blur_px, motion_blur_angle);
         }
         3..=5 => {
             focus_blur_sigma = uniform(rng, 0.6, 2.0);
@@ -210,6 +209,7 @@ pub fn capture(plan: &PhotoPlan, card: &RenderedCard, rng: &mut ChaCha8Rng) -> C
         light_range: [dark, bright],
         glare,
         motion_blur_px,
+        motion_blur_angle_deg: motion_blur_angle.to_degrees(),
         focus_blur_sigma,
         noise_sigma,
         jpeg_quality,
