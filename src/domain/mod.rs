@@ -5,9 +5,11 @@
 pub mod arabic;
 pub mod date;
 pub mod digits;
+pub mod districts;
 pub mod egyptian_names;
 pub mod governorate;
 pub mod kind;
+pub mod lexicon;
 pub mod mrz;
 pub mod name_list;
 pub mod national_id;

@@ -4,9 +4,7 @@
 //! them are one dot or tooth away from the truth (`يولس` for `بولس`, `حسوقى` for
 //! `دسوقى`), with the right reading usually its runner-up at nearly the same
 //! probability. So among the hypotheses, one whose words are all listed names gets a
-//! head start over one with a word nobody is called. The list only weighs in between
-//! the recognizer's own hypotheses: a name missing from it is never rewritten into
-//! one that is listed unless the recognizer itself found that one about as likely.
+//! head start over one with a word nobody is called ([`super::lexicon`]).
 //!
 //! The list is the generator's own name tables plus the common Egyptian lemmas of
 //! [`super::egyptian_names`]: a real holder's name is almost always listed, and its
@@ -14,6 +12,7 @@
 
 use super::arabic::is_arabic_word;
 use super::egyptian_names;
+use super::lexicon;
 use crate::synth::vocab::names::latin_of;
 
 /// What an unlisted word costs a hypothesis, in natural log of probability: a
@@ -60,25 +59,10 @@ fn listed(name: &str) -> bool {
     latin_of(name).is_some() || egyptian_names::is_listed(name)
 }
 
-/// Which of a name line's hypotheses `(text, probability)`, best first, to keep:
-/// the one with the highest log-probability less `weight` per unlisted word, among
-/// those with as many words as the best (a dropped or split word is a misreading
-/// the list must not reward). The first wins a tie; an empty slice gives 0.
+/// Which of a name line's hypotheses `(text, probability)`, best first, to keep
+/// ([`lexicon::choose`], counting the name words of each line).
 pub fn choose(hypotheses: &[(&str, f32)], weight: f32) -> usize {
-    let Some((best, _)) = hypotheses.first() else {
-        return 0;
-    };
-    let length = words(best).len();
-    let score = |(text, probability): &(&str, f32)| {
-        probability.max(f32::MIN_POSITIVE).ln() - weight * unlisted_words(text) as f32
-    };
-    let mut chosen = 0;
-    for (i, hypothesis) in hypotheses.iter().enumerate().skip(1) {
-        if words(hypothesis.0).len() == length && score(hypothesis) > score(&hypotheses[chosen]) {
-            chosen = i;
-        }
-    }
-    chosen
+    lexicon::choose(hypotheses, weight, |line| words(line).len(), unlisted_words)
 }
 
 #[cfg(test)]

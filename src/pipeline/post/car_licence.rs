@@ -1,7 +1,7 @@
 //! Car licence (vehicle registration), front and back.
 
+use super::address::address_with_governorate;
 use super::nid::{self, Digits, Expect};
-use super::nid_front::address_with_governorate;
 use super::text::{self, DateForm};
 use super::{CheckedFields, Readings};
 use crate::synth::vocab::vehicles::{COLOURS, INSURERS, MODELS, USAGE_TYPES};

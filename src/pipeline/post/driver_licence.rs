@@ -1,7 +1,7 @@
 //! Driving licence: the licence number is the holder's national ID.
 
+use super::address::address_with_governorate;
 use super::nid::{self, Digits, Expect};
-use super::nid_front::address_with_governorate;
 use super::text::{self, DateForm};
 use super::{CheckedFields, Readings};
 use crate::synth::vocab::vehicles::LICENCE_CATEGORIES;

@@ -6,6 +6,7 @@
 //! [`text`] (normalising, snapping to closed vocabularies, dates) and [`nid`]
 //! (choosing a national-ID number that passes every structural rule).
 
+pub mod address;
 pub mod car_licence;
 pub mod driver_licence;
 pub mod nid;

@@ -4,12 +4,11 @@
 //! wins a disagreement because its check digit validates it, and the birth date is
 //! then printed from it.
 
+use super::address::address_with_governorate;
 use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::{Checked, CheckedFields, Readings};
 use crate::domain::date::PrintedDate;
-use crate::domain::governorate::GOVERNORATES;
-use crate::domain::{Governorate, governorate_in_address};
 
 pub fn check(readings: &Readings) -> CheckedFields {
     let mut fields = CheckedFields::new();
@@ -67,55 +66,6 @@ pub fn check(readings: &Readings) -> CheckedFields {
         fields.insert("serial".to_owned(), checked);
     }
     fields
-}
-
-/// An address line ending with a governorate. When no hypothesis names one, the
-/// last segment (after ` - `) is matched to the nearest governorate name and
-/// replaced by it, if it is close enough.
-pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checked> {
-    let candidates = &readings.get(key)?.candidates;
-    let best = candidates.first()?;
-    for candidate in candidates {
-        let cleaned = text::clean(&candidate.text);
-        if governorate_in_address(&cleaned).is_some() {
-            return Some(Checked::new(cleaned, candidate.confidence));
-        }
-    }
-    let cleaned = text::clean(&best.text);
-    let (head, tail) = match cleaned.rsplit_once(" - ") {
-        Some((head, tail)) => (Some(head), tail),
-        None => (None, cleaned.as_str()),
-    };
-    match nearest_governorate(tail) {
-        Some((gov, distance)) => {
-            let fixed = match head {
-                Some(head) => format!("{head} - {}", gov.arabic),
-                None => gov.arabic.to_owned(),
-            };
-            Some(Checked::new(
-                fixed,
-                best.confidence * 0.85f32.powi(distance as i32),
-            ))
-        }
-        None => Some(Checked::new(cleaned, best.confidence * text::FAILED_RULE)),
-    }
-}
-
-/// The governorate whose folded name is nearest to `text`, within a quarter of
-/// its length (at least one edit).
-pub fn nearest_governorate(text: &str) -> Option<(Governorate, usize)> {
-    use crate::domain::arabic::fold;
-    let folded = fold(text);
-    GOVERNORATES
-        .iter()
-        .filter(|g| g.code != 88)
-        .map(|g| {
-            let name = fold(g.arabic);
-            (*g, text::levenshtein(&folded, &name), name.chars().count())
-        })
-        .filter(|(_, distance, len)| *distance <= (len / 4).max(1))
-        .min_by_key(|(_, distance, _)| *distance)
-        .map(|(g, distance, _)| (g, distance))
 }
 
 /// The Latin serial: two capital letters and seven digits. Look-alike characters
@@ -206,20 +156,6 @@ mod tests {
         let fields = check(&r);
         assert_eq!(fields["birth_date"].text, "٢٠٠٣/١٢/٢٤");
         assert!(fields["birth_date"].confidence < 0.9);
-    }
-
-    #[test]
-    fn fixes_a_misread_governorate() {
-        let r = readings(&[("address_line2", "قسم الدقي - الجيزه")]);
-        // Folding makes ه and ة equal: already a governorate, kept as read.
-        assert_eq!(check(&r)["address_line2"].text, "قسم الدقي - الجيزه");
-        let r = readings(&[("address_line2", "قسم الدقي - الجبزة")]);
-        let fixed = &check(&r)["address_line2"];
-        assert_eq!(fixed.text, "قسم الدقي - الجيزة");
-        assert!(fixed.confidence < 0.9);
-        // Unknown governorate: kept, flagged.
-        let r = readings(&[("address_line2", "قسم الدقي - باريس")]);
-        assert!(check(&r)["address_line2"].confidence < 0.5);
     }
 
     #[test]

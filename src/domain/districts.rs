@@ -1,0 +1,73 @@
+//! The districts of each governorate, as an address names them: the segment before
+//! the governorate (`مركز طلخا - الدقهلية`, `قسم الدقي - الجيزة`).
+//!
+//! The list is our own list of well-known places (the generator's), not an official
+//! admin-2 catalogue, so a district missing from it is expected now and then and is
+//! never an error.
+
+use super::Governorate;
+use super::arabic::fold;
+use crate::synth::vocab::places::PLACES;
+
+/// Words that introduce a district: a rural centre (`مركز`), an urban one (`قسم`, `حي`).
+const INTRODUCERS: [&str; 3] = ["مركز", "قسم", "حي"];
+
+/// A district segment split into the word introducing it, if any (with its space),
+/// and the place's name: `مركز طلخا` gives (`مركز `, `طلخا`).
+pub fn split_introducer(segment: &str) -> (&str, &str) {
+    for word in INTRODUCERS {
+        if let Some(name) = segment
+            .strip_prefix(word)
+            .and_then(|rest| rest.strip_prefix(' '))
+        {
+            return (&segment[..segment.len() - name.len()], name);
+        }
+    }
+    ("", segment)
+}
+
+/// The listed districts of `governorate` (none for one we know no places of).
+pub fn districts_of(governorate: Governorate) -> impl Iterator<Item = &'static str> {
+    PLACES
+        .iter()
+        .filter(move |places| places.code == governorate.code)
+        .flat_map(|places| places.urban.iter().chain(places.rural))
+        .copied()
+}
+
+/// Whether `name` (without its introducing word) is a listed district of
+/// `governorate`, in any spelling of hamza, final yaa and taa marbuta.
+pub fn is_listed(governorate: Governorate, name: &str) -> bool {
+    let folded = fold(name);
+    districts_of(governorate).any(|district| fold(district) == folded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn giza() -> Governorate {
+        Governorate::from_code(21).unwrap()
+    }
+
+    #[test]
+    fn splits_the_word_introducing_a_district() {
+        assert_eq!(split_introducer("مركز طلخا"), ("مركز ", "طلخا"));
+        assert_eq!(
+            split_introducer("قسم أول المنصورة"),
+            ("قسم ", "أول المنصورة")
+        );
+        assert_eq!(split_introducer("حي الدقي"), ("حي ", "الدقي"));
+        assert_eq!(split_introducer("مركزي"), ("", "مركزي"));
+        assert_eq!(split_introducer("المعادي"), ("", "المعادي"));
+    }
+
+    #[test]
+    fn knows_a_governorates_districts_in_any_print_style() {
+        assert!(is_listed(giza(), "الدقي"));
+        assert!(is_listed(giza(), "امبابة"), "initial hamza dropped");
+        assert!(is_listed(giza(), "امبابه"), "taa marbuta as haa");
+        assert!(!is_listed(giza(), "المعادي"), "a Cairo district");
+        assert!(!is_listed(giza(), "الدقى الجديدة"));
+    }
+}

@@ -1,0 +1,226 @@
+//! Address lines that end with a district and a governorate: the ID front's second
+//! line (`مركز طلخا - الدقهلية`) and the licences' one-line address
+//! (`٧ ش منصور - الدقي - الجيزة`).
+//!
+//! The governorate comes from a closed list of 27, so it is always snapped to one.
+//! The district comes from our list of well-known places ([`districts`]), which is
+//! not complete: a listed district is preferred among the recognizer's hypotheses,
+//! and an unlisted reading is rewritten only when a listed district of the same
+//! governorate is nearly identical to it.
+
+use super::text::{self, levenshtein};
+use super::{Checked, Readings};
+use crate::domain::arabic::fold;
+use crate::domain::governorate::GOVERNORATES;
+use crate::domain::{Governorate, districts, governorate_in_address, lexicon};
+
+/// What a district the list does not know costs a hypothesis, in log-probability
+/// (as an unlisted name does, [`crate::domain::name_list::UNLISTED_WORD_WEIGHT`]).
+pub const UNLISTED_DISTRICT_WEIGHT: f32 = 1.0;
+
+/// An address line ending with a governorate ([`naming_a_governorate`]). Among the
+/// hypotheses naming it, one naming a listed district is preferred
+/// ([`lexicon::choose`]); a district still unlisted is replaced by the nearest
+/// listed one of the governorate ([`nearest_district`]). With no governorate, the
+/// best reading is kept and flagged.
+pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checked> {
+    let cleaned: Vec<(String, f32)> = readings
+        .get(key)?
+        .candidates
+        .iter()
+        .map(|c| (text::clean(&c.text), c.confidence))
+        .collect();
+    let Some((governorate, naming)) = naming_a_governorate(&cleaned) else {
+        let (text, confidence) = cleaned.first()?;
+        return Some(Checked::new(text.clone(), confidence * text::FAILED_RULE));
+    };
+    let hypotheses: Vec<(&str, f32)> = naming.iter().map(|(t, c)| (t.as_str(), *c)).collect();
+    let chosen = lexicon::choose(
+        &hypotheses,
+        UNLISTED_DISTRICT_WEIGHT,
+        |line| line.split_whitespace().count(),
+        |line| usize::from(!district_is_listed(line, governorate)),
+    );
+    let (text, confidence) = hypotheses[chosen];
+    Some(with_listed_district(
+        Checked::new(text, confidence),
+        governorate,
+    ))
+}
+
+/// The governorate the first hypothesis naming one names, with every hypothesis
+/// naming it, best first. When none names one, the best hypothesis with its last
+/// segment (after ` - `) replaced by the nearest governorate name, if close enough,
+/// its confidence lowered by the edits.
+fn naming_a_governorate(hypotheses: &[(String, f32)]) -> Option<(Governorate, Vec<(String, f32)>)> {
+    if let Some(governorate) = hypotheses
+        .iter()
+        .find_map(|(text, _)| governorate_in_address(text))
+    {
+        let naming = hypotheses
+            .iter()
+            .filter(|(text, _)| governorate_in_address(text) == Some(governorate))
+            .cloned()
+            .collect();
+        return Some((governorate, naming));
+    }
+    let (best, confidence) = hypotheses.first()?;
+    let (head, tail) = match best.rsplit_once(" - ") {
+        Some((head, tail)) => (Some(head), tail),
+        None => (None, best.as_str()),
+    };
+    let (governorate, distance) = nearest_governorate(tail)?;
+    let fixed = match head {
+        Some(head) => format!("{head} - {}", governorate.arabic),
+        None => governorate.arabic.to_owned(),
+    };
+    let confidence = confidence * 0.85f32.powi(distance as i32);
+    Some((governorate, vec![(fixed, confidence)]))
+}
+
+/// The district segment of an address line: the one before the governorate, after
+/// the street when there is one, split into its introducing word and its name.
+fn district_segment(line: &str) -> Option<(usize, &str, &str)> {
+    let (head, _) = line.rsplit_once(" - ")?;
+    let start = head.rfind(" - ").map_or(0, |i| i + " - ".len());
+    let (introducer, name) = districts::split_introducer(&head[start..]);
+    Some((start + introducer.len(), introducer, name))
+}
+
+/// Whether `line` names a listed district of `governorate` (a line without a
+/// district segment has nothing to vouch for and counts as listed).
+fn district_is_listed(line: &str, governorate: Governorate) -> bool {
+    district_segment(line).is_none_or(|(_, _, name)| districts::is_listed(governorate, name))
+}
+
+/// `checked` with an unlisted district replaced by the nearest listed one, its
+/// confidence lowered by the edits.
+fn with_listed_district(checked: Checked, governorate: Governorate) -> Checked {
+    let Some((start, _, name)) = district_segment(&checked.text) else {
+        return checked;
+    };
+    if name.is_empty() || districts::is_listed(governorate, name) {
+        return checked;
+    }
+    match nearest_district(governorate, name) {
+        Some((district, distance)) => Checked::new(
+            format!(
+                "{}{district}{}",
+                &checked.text[..start],
+                &checked.text[start + name.len()..]
+            ),
+            checked.confidence * 0.85f32.powi(distance as i32),
+        ),
+        None => checked,
+    }
+}
+
+/// The listed district of `governorate` nearest to `name`, when no other is as
+/// near and it differs only within words: as many words, each within a quarter of
+/// its length (at least one edit) of the one read. So `الحمودية` becomes
+/// `المحمودية`, but `مصر الجديدة` never `مصر القديمة` nor `ثان` `أول`: a district
+/// the list lacks often has a listed twin one word away.
+pub fn nearest_district(governorate: Governorate, name: &str) -> Option<(&'static str, usize)> {
+    let read = fold(name);
+    let read: Vec<&str> = read.split(' ').collect();
+    let mut near: Vec<(&'static str, usize)> = districts::districts_of(governorate)
+        .filter_map(|district| {
+            let listed = fold(district);
+            let listed: Vec<&str> = listed.split(' ').collect();
+            if listed.len() != read.len() {
+                return None;
+            }
+            let mut total = 0;
+            for (a, b) in read.iter().zip(&listed) {
+                let distance = levenshtein(a, b);
+                if distance > (b.chars().count() / 4).max(1) {
+                    return None;
+                }
+                total += distance;
+            }
+            Some((district, total))
+        })
+        .collect();
+    near.sort_by_key(|&(_, distance)| distance);
+    let (district, distance) = *near.first()?;
+    near.get(1)
+        .is_none_or(|&(_, next)| next > distance)
+        .then_some((district, distance))
+}
+
+/// The governorate whose folded name is nearest to `text`, within a quarter of
+/// its length (at least one edit).
+pub fn nearest_governorate(text: &str) -> Option<(Governorate, usize)> {
+    let folded = fold(text);
+    GOVERNORATES
+        .iter()
+        .filter(|g| g.code != 88)
+        .map(|g| {
+            let name = fold(g.arabic);
+            (*g, levenshtein(&folded, &name), name.chars().count())
+        })
+        .filter(|(_, distance, len)| *distance <= (len / 4).max(1))
+        .min_by_key(|(_, distance, _)| *distance)
+        .map(|(g, distance, _)| (g, distance))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::post::test_support::{confident, hypotheses};
+
+    fn read(line: &str) -> Checked {
+        address_with_governorate(&confident(&[("address", line)]), "address").unwrap()
+    }
+
+    #[test]
+    fn fixes_a_misread_governorate() {
+        // Folding makes ه and ة equal: already a governorate, kept as read.
+        assert_eq!(read("قسم الدقي - الجيزه").text, "قسم الدقي - الجيزه");
+        let fixed = read("قسم الدقي - الجبزة");
+        assert_eq!(fixed.text, "قسم الدقي - الجيزة");
+        assert!(fixed.confidence < 0.9 * 0.9);
+        // Unknown governorate: kept, flagged.
+        assert!(read("قسم الدقي - باريس").confidence < 0.5);
+    }
+
+    #[test]
+    fn fixes_a_district_a_letter_away_from_a_listed_one() {
+        let fixed = read("مركز الحمودية - البحيرة");
+        assert_eq!(fixed.text, "مركز المحمودية - البحيرة");
+        assert!(fixed.confidence < 0.9);
+        // After a street, on a licence's one-line address.
+        assert_eq!(
+            read("٧ ش منصور - العادي - القاهرة").text,
+            "٧ ش منصور - المعادي - القاهرة"
+        );
+    }
+
+    #[test]
+    fn keeps_a_district_as_printed_when_listed_or_far_from_any() {
+        // Listed in another print style: untouched.
+        assert_eq!(read("امبابه - الجيزة").text, "امبابه - الجيزة");
+        // A place the list lacks, far from every listed one: kept, not flagged.
+        let kept = read("قسم الشيخ زايد الجديدة - الجيزة");
+        assert_eq!(kept.text, "قسم الشيخ زايد الجديدة - الجيزة");
+        assert_eq!(kept.confidence, 0.9);
+        // A district of another governorate is not borrowed.
+        assert_eq!(read("المعادي - الجيزة").text, "المعادي - الجيزة");
+    }
+
+    #[test]
+    fn prefers_a_hypothesis_naming_a_listed_district_when_nearly_as_likely() {
+        let choose = |runner_up: f32| {
+            let r = hypotheses(
+                "address",
+                &[
+                    ("مركز كفر صلاح - الشرقية", 0.5),
+                    ("مركز كفر صقر - الشرقية", runner_up),
+                ],
+            );
+            address_with_governorate(&r, "address").unwrap().text
+        };
+        assert_eq!(choose(0.4), "مركز كفر صقر - الشرقية");
+        assert_eq!(choose(0.1), "مركز كفر صلاح - الشرقية");
+    }
+}
