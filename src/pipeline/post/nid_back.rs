@@ -6,6 +6,7 @@
 
 use chrono::Datelike;
 
+use super::driver_licence::NATIONALITIES;
 use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::{Checked, CheckedFields, Readings};
@@ -18,6 +19,19 @@ pub const RELIGIONS_MALE: [&str; 4] = ["مسلم", "مسيحي", "يهودي", "
 pub const RELIGIONS_FEMALE: [&str; 4] = ["مسلمة", "مسيحية", "يهودية", "-"];
 pub const MARITAL_MALE: [&str; 4] = ["أعزب", "متزوج", "مطلق", "أرمل"];
 pub const MARITAL_FEMALE: [&str; 5] = ["آنسة", "عزباء", "متزوجة", "مطلقة", "أرملة"];
+
+/// Words no job or workplace is, though the recognizer sometimes reads a blurred job
+/// line as one, with the job as its runner-up: those of the status line, which it
+/// reads on every back (`مزارع` as `متزوج`, `موظفة` as `مسلمة`), and the
+/// nationality (`ميكانيكي` as `مصري`).
+pub const NOT_JOBS: [&[&str]; 6] = [
+    &GENDERS,
+    &RELIGIONS_MALE,
+    &RELIGIONS_FEMALE,
+    &MARITAL_MALE,
+    &MARITAL_FEMALE,
+    &NATIONALITIES,
+];
 
 /// Years a National ID card is valid.
 const VALIDITY_YEARS: i32 = 7;
@@ -80,7 +94,7 @@ pub fn check(readings: &Readings) -> CheckedFields {
         fields.insert("marital_status".to_owned(), checked);
     }
     for key in ["job", "workplace"] {
-        if let Some(checked) = text::plain(readings, key) {
+        if let Some(checked) = text::plain_excluding(readings, key, &NOT_JOBS) {
             fields.insert(key.to_owned(), checked);
         }
     }
@@ -143,6 +157,22 @@ mod tests {
         assert!(fields["gender"].confidence > 0.9);
         assert!(fields["expiry_date"].confidence > 0.9);
         assert_eq!(fields["issue_date"].text, "٢٠٢٤/٠٨");
+    }
+
+    #[test]
+    fn a_job_is_never_a_word_of_the_status_line_or_a_nationality() {
+        use crate::pipeline::post::test_support::hypotheses;
+        let r = hypotheses("job", &[("متزوج", 0.38), ("مزارع", 0.14)]);
+        let job = &check(&r)["job"];
+        assert_eq!(job.text, "مزارع");
+        assert_eq!(job.confidence, 0.14);
+        let r = hypotheses("job", &[("مصري", 0.5), ("ميكانيكي", 0.2)]);
+        assert_eq!(check(&r)["job"].text, "ميكانيكي");
+        // Nothing else read: the status word is kept, flagged.
+        let r = hypotheses("job", &[("مسلمة", 0.74), ("مسلم", 0.12)]);
+        let job = &check(&r)["job"];
+        assert_eq!(job.text, "مسلمة");
+        assert!(job.confidence < 0.5);
     }
 
     #[test]

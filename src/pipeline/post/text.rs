@@ -55,6 +55,28 @@ pub fn plain(readings: &Readings, key: &str) -> Option<Checked> {
     Some(Checked::new(clean(&best.text), best.confidence))
 }
 
+/// Free text that is never a word of `excluded` (folded): the first hypothesis that
+/// is not one, cleaned; when every one is, the best, flagged.
+pub fn plain_excluding(readings: &Readings, key: &str, excluded: &[&[&str]]) -> Option<Checked> {
+    let candidates = candidates(readings, key);
+    let best = candidates.first()?;
+    let excluded: Vec<String> = excluded
+        .iter()
+        .flat_map(|v| v.iter())
+        .map(|w| fold(w))
+        .collect();
+    match candidates
+        .iter()
+        .find(|c| !excluded.contains(&fold(&clean(&c.text))))
+    {
+        Some(c) => Some(Checked::new(clean(&c.text), c.confidence)),
+        None => Some(Checked::new(
+            clean(&best.text),
+            best.confidence * FAILED_RULE,
+        )),
+    }
+}
+
 /// A line of personal names: the hypothesis the name list favours
 /// ([`name_list::choose`]), cleaned.
 pub fn name(readings: &Readings, key: &str) -> Option<Checked> {
