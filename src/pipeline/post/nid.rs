@@ -3,7 +3,8 @@
 //! A reading is accepted only when it passes every structural rule and the check
 //! digit ([`NationalId::parse`]). Among valid readings, one that agrees with what
 //! else the card prints (birth date, gender) is preferred, then any valid one. When
-//! no hypothesis is valid, single-digit repairs along the known Arabic-Indic
+//! no hypothesis is valid, the hypotheses vote digit by digit for a valid number
+//! ([`consensus`]); failing that, single-digit repairs along the known Arabic-Indic
 //! confusions (٣/٢, ٥/٠, ٧/٨) are tried, and taken only when exactly one repair is
 //! valid and agrees.
 
@@ -89,6 +90,13 @@ pub fn national_id(
         // confusions, and a number read valid as printed was right more often.
         return Some((Checked::new(print(&id, digits), confidence * 0.6), Some(id)));
     }
+    let digit_strings: Vec<(Vec<u8>, f32)> = candidates
+        .iter()
+        .filter_map(|c| Some((fourteen_digits(&ascii(&c.text))?, c.confidence)))
+        .collect();
+    if let Some((id, confidence)) = consensus(&digit_strings, expect) {
+        return Some((Checked::new(print(&id, digits), confidence * 0.7), Some(id)));
+    }
     if let Some((id, confidence)) = repair(
         candidates
             .iter()
@@ -103,6 +111,69 @@ pub fn national_id(
         Digits::Ascii => ascii(&best.text),
     };
     Some((Checked::new(text, best.confidence * FAILED_RULE), None))
+}
+
+/// The digits of a 14-digit ASCII reading.
+fn fourteen_digits(text: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text.bytes().map(|b| b.wrapping_sub(b'0')).collect();
+    (digits.len() == 14 && digits.iter().all(|&d| d <= 9)).then_some(digits)
+}
+
+/// At most this many combinations are tried (12 positions with two readings).
+const MAX_COMBINATIONS: usize = 4096;
+
+/// The valid, agreeing number the hypotheses vote for digit by digit: each
+/// position takes a digit some hypothesis reads there, for the summed confidence of
+/// the hypotheses reading it. The valid combination with the most votes wins when
+/// no other valid one has as many; the confidence is the best hypothesis's. Misread
+/// digits of one hypothesis are often read right by another.
+fn consensus(hypotheses: &[(Vec<u8>, f32)], expect: Expect) -> Option<(NationalId, f32)> {
+    let (_, confidence) = hypotheses.first()?;
+    // Per position, each digit read there and its votes.
+    let options: Vec<Vec<(u8, f32)>> = (0..14)
+        .map(|position| {
+            let mut votes: Vec<(u8, f32)> = Vec::new();
+            for (digits, confidence) in hypotheses {
+                match votes.iter_mut().find(|(d, _)| *d == digits[position]) {
+                    Some((_, v)) => *v += confidence,
+                    None => votes.push((digits[position], *confidence)),
+                }
+            }
+            votes
+        })
+        .collect();
+    let combinations = options
+        .iter()
+        .try_fold(1usize, |n, o| n.checked_mul(o.len()))
+        .filter(|&n| n > 1 && n <= MAX_COMBINATIONS)?;
+    let mut best: Option<(NationalId, f32)> = None;
+    let mut tied = false;
+    for mut index in 0..combinations {
+        let mut text = String::with_capacity(14);
+        let mut votes = 0.0;
+        for position_options in &options {
+            let (digit, v) = position_options[index % position_options.len()];
+            index /= position_options.len();
+            text.push(char::from(b'0' + digit));
+            votes += v;
+        }
+        let Ok(id) = NationalId::parse(&text) else {
+            continue;
+        };
+        if !expect.agrees(&id) {
+            continue;
+        }
+        match &best {
+            Some((_, top)) if votes < *top => {}
+            Some((_, top)) if votes == *top => tied = true,
+            _ => {
+                best = Some((id, votes));
+                tied = false;
+            }
+        }
+    }
+    let (id, _) = best.filter(|_| !tied)?;
+    Some((id, *confidence))
 }
 
 /// The one valid, agreeing number one confusion away from the hypotheses.
@@ -205,6 +276,26 @@ mod tests {
         assert_eq!(checked.text, VALID, "{checked:?}");
         assert!(id.is_some());
         assert!(checked.confidence < 0.9);
+    }
+
+    #[test]
+    fn takes_the_valid_number_the_hypotheses_vote_for_digit_by_digit() {
+        // Each hypothesis misreads one digit the other reads right: month 72, and a
+        // sequence digit that breaks the check digit.
+        let (month_wrong, sequence_wrong) = ("30372240201859", "30312240204859");
+        for text in [month_wrong, sequence_wrong] {
+            assert!(NationalId::parse(text).is_err(), "{text}");
+        }
+        let r = readings(&[(month_wrong, 0.5), (sequence_wrong, 0.4)]);
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+        assert_eq!(checked.text, VALID);
+        assert_eq!(id.unwrap().ascii(), VALID);
+        assert!(checked.confidence <= 0.5 * 0.7, "{checked:?}");
+        // One hypothesis alone has nothing to vote with.
+        let r = readings(&[(sequence_wrong, 0.9)]);
+        let (_, id) = national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+        assert!(id.is_none());
     }
 
     #[test]
