@@ -2,7 +2,8 @@
 //! line (`مركز طلخا - الدقهلية`) and the licences' one-line address
 //! (`٧ ش منصور - الدقي - الجيزة`).
 //!
-//! The governorate comes from a closed list of 27, so it is always snapped to one.
+//! The governorate comes from a closed list of 27, so a misread one is snapped to
+//! the nearest.
 //! The district comes from our list of well-known places ([`districts`]), which is
 //! not complete: a listed district is preferred among the recognizer's hypotheses,
 //! and an unlisted reading is rewritten only when a listed district of the same
@@ -78,25 +79,26 @@ fn naming_a_governorate(hypotheses: &[(String, f32)]) -> Option<(Governorate, Ve
     Some((governorate, vec![(fixed, confidence)]))
 }
 
-/// The district segment of an address line: the one before the governorate, after
-/// the street when there is one, split into its introducing word and its name.
-fn district_segment(line: &str) -> Option<(usize, &str, &str)> {
+/// The district named in an address line, in the segment before the governorate
+/// (after the street when there is one) without its introducing word, and where in
+/// the line it starts.
+fn district_segment(line: &str) -> Option<(usize, &str)> {
     let (head, _) = line.rsplit_once(" - ")?;
     let start = head.rfind(" - ").map_or(0, |i| i + " - ".len());
     let (introducer, name) = districts::split_introducer(&head[start..]);
-    Some((start + introducer.len(), introducer, name))
+    Some((start + introducer.len(), name))
 }
 
 /// Whether `line` names a listed district of `governorate` (a line without a
 /// district segment has nothing to vouch for and counts as listed).
 fn district_is_listed(line: &str, governorate: Governorate) -> bool {
-    district_segment(line).is_none_or(|(_, _, name)| districts::is_listed(governorate, name))
+    district_segment(line).is_none_or(|(_, name)| districts::is_listed(governorate, name))
 }
 
 /// `checked` with an unlisted district replaced by the nearest listed one, its
 /// confidence lowered by the edits.
 fn with_listed_district(checked: Checked, governorate: Governorate) -> Checked {
-    let Some((start, _, name)) = district_segment(&checked.text) else {
+    let Some((start, name)) = district_segment(&checked.text) else {
         return checked;
     };
     if name.is_empty() || districts::is_listed(governorate, name) {
