@@ -105,11 +105,13 @@ const NATIONAL_ID: &str = "national_id";
 const WIDTH_BANDS: [u32; 4] = [0, 300, 500, 700];
 
 /// The documents of a group whose card is `min_px` wide or more, and narrower
-/// than the next band's bound when there is one.
+/// than the next band's bound when there is one, either strongly blurred by the
+/// generator or not ([`crate::pipeline::cli::CaptureInfo::strongly_blurred`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct WidthBand {
     pub min_px: u32,
     pub max_px: Option<u32>,
+    pub strongly_blurred: bool,
     pub count: usize,
     pub classification_accuracy: f64,
     /// Absent for kinds that print no national ID.
@@ -147,8 +149,8 @@ pub struct GroupReport {
     pub flow_a_exact: f64,
     pub fields: BTreeMap<String, FieldScore>,
     pub errors: BTreeMap<String, usize>,
-    /// The same rates by the card's width in the image (bands without documents
-    /// left out).
+    /// The same rates by the card's width in the image and whether the photo was
+    /// strongly blurred (bands without documents left out).
     pub by_card_width: Vec<WidthBand>,
 }
 
@@ -407,7 +409,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     let mut groups: BTreeMap<String, GroupReport> = BTreeMap::new();
     let mut tallies: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
     let mut field_tallies: BTreeMap<(String, String), FieldTally> = BTreeMap::new();
-    let mut band_tallies: BTreeMap<(String, usize), BandTally> = BTreeMap::new();
+    let mut band_tallies: BTreeMap<(String, usize, bool), BandTally> = BTreeMap::new();
     let mut stage_times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (record, outcome) in &outcomes {
         let group = groups.entry(outcome.group.clone()).or_default();
@@ -420,7 +422,11 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         t.1 += usize::from(outcome.located);
         t.3 += usize::from(outcome.flow_a_exact);
         let band = band_tallies
-            .entry((outcome.group.clone(), WidthBand::of(record.card_width_px())))
+            .entry((
+                outcome.group.clone(),
+                WidthBand::of(record.card_width_px()),
+                record.capture.strongly_blurred(),
+            ))
             .or_default();
         band.count += 1;
         band.classified += usize::from(outcome.kind_correct);
@@ -490,11 +496,12 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
             );
         }
     }
-    for ((group, band), tally) in band_tallies {
+    for ((group, band, strongly_blurred), tally) in band_tallies {
         if let Some(g) = groups.get_mut(&group) {
             g.by_card_width.push(WidthBand {
                 min_px: WIDTH_BANDS[band],
                 max_px: WIDTH_BANDS.get(band + 1).copied(),
+                strongly_blurred,
                 count: tally.count,
                 classification_accuracy: rate(tally.classified, tally.count),
                 national_id_exact: (tally.national_ids > 0)
@@ -741,8 +748,9 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
                 Some(max) => format!("{}-{} px", band.min_px, max - 1),
                 None => format!(">= {} px", band.min_px),
             };
+            let blur = if band.strongly_blurred { "blurred" } else { "" };
             println!(
-                "  card {width:<12} {:>4} docs: class {:>5.1} %, national_ID {}, all fields {:>5.1} %",
+                "  card {width:<12} {blur:<8} {:>4} docs: class {:>5.1} %, national_ID {}, all fields {:>5.1} %",
                 band.count,
                 100.0 * band.classification_accuracy,
                 band.national_id_exact
@@ -770,6 +778,22 @@ mod tests {
             .map(WidthBand::of)
             .collect();
         assert_eq!(bands, [0, 0, 1, 1, 2, 2, 3, 3]);
+    }
+
+    #[test]
+    fn a_photo_counts_as_strongly_blurred_by_the_generators_record() {
+        let capture = |json: &str| -> crate::pipeline::cli::CaptureInfo {
+            serde_json::from_str(json).unwrap()
+        };
+        assert!(!capture(r#"{"mode":"scan","dpi":300}"#).strongly_blurred());
+        let photo = r#"{"mode":"photo","motion_blur_px":MB,"focus_blur_sigma":FB}"#;
+        let blurred = |mb: &str, fb: &str| {
+            capture(&photo.replace("MB", mb).replace("FB", fb)).strongly_blurred()
+        };
+        assert!(!blurred("0.0", "0.55"));
+        assert!(!blurred("3.5", "0.0"));
+        assert!(blurred("4.5", "0.0"));
+        assert!(blurred("0.0", "1.2"));
     }
 
     #[test]

@@ -150,6 +150,21 @@ pub struct TruthLine {
 #[derive(Debug, Clone, Deserialize)]
 pub struct CaptureInfo {
     pub mode: String,
+    /// Photos only: the length of the motion blur applied, in photo pixels.
+    #[serde(default)]
+    pub motion_blur_px: f32,
+    /// Photos only: the standard deviation of the focus blur applied, in pixels.
+    #[serde(default)]
+    pub focus_blur_sigma: f32,
+}
+
+impl CaptureInfo {
+    /// Whether the generator blurred the photo strongly: motion over 4 px or focus
+    /// sigma over 1 px, the upper halves of its ranges (2 to 9 px, 0.6 to 2 px),
+    /// which smear a small card's print beyond reading.
+    pub fn strongly_blurred(&self) -> bool {
+        self.motion_blur_px >= 4.0 || self.focus_blur_sigma >= 1.0
+    }
 }
 
 /// Every record of `dir/truth.jsonl`.
