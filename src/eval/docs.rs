@@ -149,6 +149,9 @@ pub struct GroupReport {
     pub flow_a_exact: f64,
     pub fields: BTreeMap<String, FieldScore>,
     pub errors: BTreeMap<String, usize>,
+    /// Per field key, documents that print the field blank (an optional line left
+    /// empty) for which a value was read anyway.
+    pub invented: BTreeMap<String, usize>,
     /// The same rates by the card's width in the image and whether the photo was
     /// strongly blurred (bands without documents left out).
     pub by_card_width: Vec<WidthBand>,
@@ -460,6 +463,12 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
             }
             t.2 += usize::from(all_exact);
             band.all_exact += usize::from(all_exact);
+            for (key, read) in &outcome.fields {
+                let printed = record.fields.get(key).is_some_and(|t| !t.trim().is_empty());
+                if !printed && !read.trim().is_empty() {
+                    *group.invented.entry(key.clone()).or_default() += 1;
+                }
+            }
         }
         let mut total = 0.0;
         for (stage, d) in &outcome.timings {
@@ -530,8 +539,20 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     })
 }
 
-/// Per field key: lines printed and lines found.
-type LineTally = BTreeMap<String, (usize, usize)>;
+/// Line finding for one field key.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+struct LineCounts {
+    /// Lines printed.
+    printed: usize,
+    /// Printed lines a crop of their key covers.
+    found: usize,
+    /// Crops cut for the key on cards that print nothing there (an optional line
+    /// left empty): pattern or a neighbour's ink taken for text.
+    cut_blank: usize,
+}
+
+/// Per field key.
+type LineTally = BTreeMap<String, LineCounts>;
 
 /// A printed field line found in a crop of its key when the crop covers at least
 /// this share of the line's true box.
@@ -597,7 +618,8 @@ fn cut_with_true_outline<'a>(
 }
 
 /// Cuts the lines of one document rectified with its true outline and tallies,
-/// per field key, the printed lines and those a crop of their key covers.
+/// per field key, the printed lines, those a crop of their key covers, and crops
+/// cut where nothing is printed.
 /// With `verbose`, every line missed is listed on stderr.
 fn line_finding(
     dir: &std::path::Path,
@@ -621,8 +643,17 @@ fn line_finding(
             eprintln!("{} {}: {key} missed: {why}", record.file, record.kind);
         }
         let t = tally.entry(key).or_default();
-        t.0 += 1;
-        t.1 += usize::from(found);
+        t.printed += 1;
+        t.found += usize::from(found);
+    }
+    for crop in &cut.crops {
+        if !cut
+            .lines
+            .iter()
+            .any(|(line, _)| line.key.as_ref() == Some(&crop.key))
+        {
+            tally.entry(crop.key.clone()).or_default().cut_blank += 1;
+        }
     }
     Ok(tally)
 }
@@ -673,10 +704,11 @@ fn run_line_finding(args: &DocsArgs) -> anyhow::Result<()> {
     for record in &records {
         let tally = line_finding(&args.dir, record, args.verbose)?;
         let kind = by_kind.entry(record.kind.to_string()).or_default();
-        for (key, (printed, found)) in tally {
+        for (key, counts) in tally {
             let t = kind.entry(key).or_default();
-            t.0 += printed;
-            t.1 += found;
+            t.printed += counts.printed;
+            t.found += counts.found;
+            t.cut_blank += counts.cut_blank;
         }
     }
     if args.json {
@@ -684,16 +716,26 @@ fn run_line_finding(args: &DocsArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     for (kind, tally) in &by_kind {
-        let (printed, found) = tally
+        let total = tally
             .values()
-            .fold((0, 0), |(p, f), (tp, tf)| (p + tp, f + tf));
+            .fold(LineCounts::default(), |t, c| LineCounts {
+                printed: t.printed + c.printed,
+                found: t.found + c.found,
+                cut_blank: t.cut_blank + c.cut_blank,
+            });
         println!(
-            "{kind}: {found}/{printed} lines found ({:.1} %)",
-            100.0 * rate(found, printed)
+            "{kind}: {}/{} lines found ({:.1} %), {} crops where nothing is printed",
+            total.found,
+            total.printed,
+            100.0 * rate(total.found, total.printed),
+            total.cut_blank,
         );
-        for (key, (printed, found)) in tally {
-            if found < printed {
-                println!("  {key:<22} {found}/{printed}");
+        for (key, c) in tally {
+            if c.found < c.printed || c.cut_blank > 0 {
+                println!(
+                    "  {key:<22} {}/{}, {} where nothing is printed",
+                    c.found, c.printed, c.cut_blank
+                );
             }
         }
     }
@@ -733,6 +775,9 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
                 format!(", errors {:?}", group.errors)
             }
         );
+        if !group.invented.is_empty() {
+            println!("  read where the card prints nothing: {:?}", group.invented);
+        }
         for (key, score) in &group.fields {
             println!(
                 "  {key:<20} exact {:>6.1} %   folded {:>6.1} %   CER {:>6.2} %   confident {:>5.1} %, of which exact {:>5.1} %",
