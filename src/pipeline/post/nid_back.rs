@@ -11,7 +11,9 @@ use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::{Checked, CheckedFields, Readings};
 use crate::domain::Gender;
+use crate::domain::arabic::{fold, is_arabic_word};
 use crate::domain::date::PrintedDate;
+use crate::record::build::HUSBAND_LABEL;
 
 /// Closed vocabularies of the status line (shared/domain.md §1.5).
 pub const GENDERS: [&str; 2] = ["ذكر", "أنثى"];
@@ -93,12 +95,18 @@ pub fn check(readings: &Readings) -> CheckedFields {
     if let Some(checked) = text::snap(readings, "marital_status", marital) {
         fields.insert("marital_status".to_owned(), checked);
     }
-    for key in ["job", "workplace"] {
-        if let Some(checked) = text::plain_excluding(readings, key, &NOT_JOBS) {
-            fields.insert(key.to_owned(), checked);
-        }
+    if let Some(checked) = text::plain_excluding(readings, "job", &NOT_JOBS) {
+        fields.insert("job".to_owned(), checked);
     }
-    if let Some(checked) = text::name(readings, "husband") {
+    // Optional lines: a blank box still catches a neighbour's ink in its margin
+    // (the status line's descenders, the top of the expiry date), read as `-` or a
+    // digit. A workplace holds words; a husband's line opens with its label.
+    let workplace = text::plain_excluding(readings, "workplace", &NOT_JOBS)
+        .filter(|c| c.text.split_whitespace().any(is_arabic_word));
+    if let Some(checked) = workplace {
+        fields.insert("workplace".to_owned(), checked);
+    }
+    if let Some(checked) = text::name(readings, "husband").filter(|c| opens_with_label(&c.text)) {
         fields.insert("husband".to_owned(), checked);
     }
     let issue = text::date(readings, "issue_date", DateForm::ArabicYm, |_| true);
@@ -124,6 +132,14 @@ pub fn check(readings: &Readings) -> CheckedFields {
         }
     }
     fields
+}
+
+/// Whether a husband line opens with its label, `الزوج`, within one misread letter.
+fn opens_with_label(line: &str) -> bool {
+    let label = fold(HUSBAND_LABEL.trim_end_matches([':', ' ']));
+    line.split_whitespace()
+        .next()
+        .is_some_and(|word| text::levenshtein(&fold(word.trim_end_matches(':')), &label) <= 1)
 }
 
 fn gender_of(text: &str) -> Option<Gender> {
@@ -173,6 +189,21 @@ mod tests {
         let job = &check(&r)["job"];
         assert_eq!(job.text, "مسلمة");
         assert!(job.confidence < 0.5);
+    }
+
+    #[test]
+    fn a_blank_optional_line_stays_blank_when_a_neighbours_ink_is_read_there() {
+        let fields = check(&readings(&[("husband", "-"), ("workplace", "٣")]));
+        assert!(!fields.contains_key("husband"));
+        assert!(!fields.contains_key("workplace"));
+        let fields = check(&readings(&[("husband", "عبد الرحمن")]));
+        assert!(!fields.contains_key("husband"), "a name without the label");
+        let fields = check(&readings(&[
+            ("husband", "الزوح : محمد علي حسن"),
+            ("workplace", "شركة مصر للطيران"),
+        ]));
+        assert_eq!(fields["husband"].text, "الزوح : محمد علي حسن");
+        assert_eq!(fields["workplace"].text, "شركة مصر للطيران");
     }
 
     #[test]
