@@ -165,9 +165,11 @@ fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Opti
         }
     }
     // Too little ink for even one digit: an empty field with some pattern noise.
-    let min_mass = 0.12 * em * em;
+    // The narrowest digit printed alone, a car licence's `٤` (cylinders), measures
+    // 0.26 em and 0.10 em² on scans.
+    let min_mass = 0.09 * em * em;
     let is_text = |(left, right, mass): &(usize, usize, f32)| {
-        *mass >= min_mass && ((right - left) as f32) >= 0.3 * em
+        *mass >= min_mass && ((right - left) as f32) >= 0.22 * em
     };
     // A line ends at its box's aligned edge, give or take the print's shift: a
     // short name must not lose to a pale emblem heavier than it further in.
@@ -547,6 +549,16 @@ mod tests {
         )
         .unwrap();
         assert!(line.x0 < 560 && line.x1 > 940, "{line:?}");
+    }
+
+    #[test]
+    fn a_lone_narrow_digit_is_a_line() {
+        // A car licence's cylinders, `٤`: about a quarter of an em wide.
+        let em = 0.04;
+        let width = 0.26 * em * 630.0 / 1000.0;
+        let card = card_with_lines(&[(0.465, 0.78, 0.78 + width, em)]);
+        let line = find_line(&card, &region("cylinders", [0.52, 0.425, 0.795, 0.505], em));
+        assert!(line.is_some());
     }
 
     #[test]
