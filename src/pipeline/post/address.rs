@@ -19,6 +19,10 @@ use crate::domain::{Governorate, districts, governorate_in_address, lexicon};
 /// (as an unlisted name does, [`crate::domain::name_list::UNLISTED_WORD_WEIGHT`]).
 pub const UNLISTED_DISTRICT_WEIGHT: f32 = 1.0;
 
+/// What each edit a snap makes (to a governorate or a district) leaves of the
+/// reading's confidence.
+const PER_EDIT: f32 = 0.85;
+
 /// An address line ending with a governorate ([`naming_a_governorate`]). Among the
 /// hypotheses naming it, one naming a listed district is preferred
 /// ([`lexicon::choose`]); a district still unlisted is replaced by the nearest
@@ -75,7 +79,7 @@ fn naming_a_governorate(hypotheses: &[(String, f32)]) -> Option<(Governorate, Ve
         Some(head) => format!("{head} - {}", governorate.arabic),
         None => governorate.arabic.to_owned(),
     };
-    let confidence = confidence * 0.85f32.powi(distance as i32);
+    let confidence = confidence * PER_EDIT.powi(distance as i32);
     Some((governorate, vec![(fixed, confidence)]))
 }
 
@@ -111,7 +115,7 @@ fn with_listed_district(checked: Checked, governorate: Governorate) -> Checked {
                 &checked.text[..start],
                 &checked.text[start + name.len()..]
             ),
-            checked.confidence * 0.85f32.powi(distance as i32),
+            checked.confidence * PER_EDIT.powi(distance as i32),
         ),
         None => checked,
     }

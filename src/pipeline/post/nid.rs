@@ -183,10 +183,9 @@ fn repair(
 ) -> Option<(NationalId, f32)> {
     let mut found: Option<(NationalId, f32)> = None;
     for (text, confidence) in hypotheses {
-        let digits: Vec<u8> = text.bytes().map(|b| b.wrapping_sub(b'0')).collect();
-        if digits.len() != 14 || digits.iter().any(|&d| d > 9) {
+        let Some(digits) = fourteen_digits(&text) else {
             continue;
-        }
+        };
         for position in 0..14 {
             for &(a, b) in &CONFUSIONS {
                 let replacement = match digits[position] {

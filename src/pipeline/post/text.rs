@@ -51,8 +51,7 @@ fn candidates<'a>(readings: &'a Readings, key: &str) -> &'a [Candidate] {
 
 /// Free text: the best reading, cleaned.
 pub fn plain(readings: &Readings, key: &str) -> Option<Checked> {
-    let best = candidates(readings, key).first()?;
-    Some(Checked::new(clean(&best.text), best.confidence))
+    plain_excluding(readings, key, &[])
 }
 
 /// Free text that is never a word of `excluded` (folded): the first hypothesis that
