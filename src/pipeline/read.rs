@@ -85,131 +85,185 @@ fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Opti
     }
     let (ww, wh) = ((x1 - x0) as usize, (y1 - y0) as usize);
     let window = imageops::crop_imm(card, x0, y0, x1 - x0, y1 - y0).to_image();
-    let mut ink = ink_mask(&window)?;
-    // Clears card pixels [ax, bx) x [ay, by) of the window's mask.
-    let mut clear = |ax: f32, ay: f32, bx: f32, by: f32| {
+    // The window's pixels that are not this field's: masks and lines another
+    // field has claimed.
+    let mut others = vec![false; ww * wh];
+    let mut exclude = |ax: f32, ay: f32, bx: f32, by: f32| {
         let to_x = |v: f32| ((v - x0 as f32).round().max(0.0) as usize).min(ww);
         let to_y = |v: f32| ((v - y0 as f32).round().max(0.0) as usize).min(wh);
         let (ax, bx, ay, by) = (to_x(ax), to_x(bx), to_y(ay), to_y(by));
         for y in ay..by {
-            ink[y * ww + ax..y * ww + bx.max(ax)].fill(false);
+            others[y * ww + ax..y * ww + bx.max(ax)].fill(true);
         }
     };
     for [mx0, my0, mx1, my1] in &region.masks {
-        clear(mx0 * w, my0 * h, mx1 * w, my1 * h);
+        exclude(mx0 * w, my0 * h, mx1 * w, my1 * h);
     }
     for line in blanked {
-        clear(
+        exclude(
             line.x0 as f32,
             line.y0 as f32,
             line.x1 as f32,
             line.y1 as f32,
         );
     }
-
-    // Rows: the band of about one line height with the most ink, weighted towards
-    // the box's centre so a neighbouring line caught by the margin loses.
-    let rows: Vec<f32> = (0..wh)
-        .map(|y| ink[y * ww..(y + 1) * ww].iter().filter(|&&i| i).count() as f32)
-        .collect();
-    let band = (1.1 * em).round().max(3.0) as usize;
-    let centre = ((ry0 + ry1) / 2.0 * h) - y0 as f32;
-    // Tight enough that a bolder label or header caught by the margin loses.
-    let sigma = 0.5 * ((ry1 - ry0) * h).max(em);
-    let mut best = (0f32, 0usize);
-    for top in 0..wh.saturating_sub(band).max(1) {
-        let mass: f32 = rows[top..(top + band).min(wh)].iter().sum();
-        let mid = top as f32 + band as f32 / 2.0;
-        let score = mass * (-((mid - centre) / sigma).powi(2) / 2.0).exp();
-        if score > best.0 {
-            best = (score, top);
-        }
-    }
-    if best.0 <= 0.0 {
-        return None;
-    }
-    let (mut top, mut bottom) = (best.1, (best.1 + band).min(wh));
-    // Grow over ascenders and descenders: the farthest row within reach that still
-    // holds some ink, across blank rows, since dots and hamzas stand apart from
-    // their letters (a final yaa's dots lost make it an alef maqsura).
-    let peak = rows[top..bottom].iter().copied().fold(0.0, f32::max);
-    let reach = (GROW_REACH * em) as usize;
-    let floor = (GROW_FLOOR * peak).max(1.0);
-    if let Some(above) = (top.saturating_sub(reach)..top).find(|&y| rows[y] > floor) {
-        top = above;
-    }
-    if let Some(below) = (bottom..(bottom + reach).min(wh))
-        .rev()
-        .find(|&y| rows[y] > floor)
-    {
-        bottom = below + 1;
-    }
-
-    // Columns: clusters of inked columns, joined across gaps narrower than the
-    // space between words; the heaviest cluster is the line.
-    let columns: Vec<f32> = (0..ww)
-        .map(|x| (top..bottom).filter(|&y| ink[y * ww + x]).count() as f32)
-        .collect();
-    let max_gap = (1.4 * em) as usize;
-    let mut clusters: Vec<(usize, usize, f32)> = Vec::new();
-    for (x, &count) in columns.iter().enumerate() {
-        if count < 1.0 {
-            continue;
-        }
-        match clusters.last_mut() {
-            Some((_, end, mass)) if x - *end <= max_gap => {
-                *end = x;
-                *mass += count;
-            }
-            _ => clusters.push((x, x, count)),
-        }
-    }
-    // Too little ink for even one digit: an empty field with some pattern noise.
-    // The narrowest digit printed alone, a car licence's `٤` (cylinders), measures
-    // 0.26 em and 0.10 em² on scans.
-    let min_mass = 0.09 * em * em;
-    let is_text = |(left, right, mass): &(usize, usize, f32)| {
-        *mass >= min_mass && ((right - left) as f32) >= 0.22 * em
+    let ink = ink_mask(&window, &others)?;
+    let window = InkWindow {
+        ink: &ink,
+        width: ww,
+        height: wh,
+        em,
+        centre: ((ry0 + ry1) / 2.0 * h) - y0 as f32,
+        // Tight enough that a bolder label or header caught by the margin loses.
+        sigma: 0.5 * ((ry1 - ry0) * h).max(em),
     };
-    // A line ends at its box's aligned edge, give or take the print's shift: a
-    // short name must not lose to a pale emblem heavier than it further in.
+    let (top, bottom) = window.line_rows(0..ww)?;
+    // A right-aligned line ends near the box's right edge (left-aligned: left).
     let reach = ALIGN_REACH * w;
-    let at_aligned_edge = |(left, right, _): &(usize, usize, f32)| match region.align {
+    let at_aligned_edge = |left: usize, right: usize| match region.align {
         Align::Right => (x0 as usize + right) as f32 >= rx1 * w - reach,
         Align::Left => (x0 as usize + left) as f32 <= rx0 * w + reach,
         Align::Center => true,
     };
-    let text = || clusters.iter().enumerate().filter(|(_, c)| is_text(c));
-    let heaviest = |a: &(usize, &(usize, usize, f32)), b: &(usize, &(usize, usize, f32))| {
-        a.1.2.total_cmp(&b.1.2)
-    };
-    let (anchor, _) = text()
-        .filter(|(_, c)| at_aligned_edge(c))
-        .max_by(heaviest)
-        .or_else(|| text().max_by(heaviest))?;
-    // Words a wider gap apart (a dash lost to glare) still belong to the line when
-    // they continue it away from its aligned edge.
-    let continues = |a: &(usize, usize, f32), b: &(usize, usize, f32)| {
-        b.0.saturating_sub(a.1) as f32 <= LINE_GAP * em
-    };
-    let (mut first, mut last) = (anchor, anchor);
-    if region.align != Align::Left {
-        while first > 0 && continues(&clusters[first - 1], &clusters[first]) {
-            first -= 1;
-        }
-    }
-    if region.align != Align::Right {
-        while last + 1 < clusters.len() && continues(&clusters[last], &clusters[last + 1]) {
-            last += 1;
-        }
-    }
-    let (left, right) = (clusters[first].0, clusters[last].1);
+    let (left, right) = window.line_columns(top..bottom, region.align, &at_aligned_edge)?;
+    // The rows again, over the line's own columns: a bolder line beside or below
+    // it in the window (a passport's Latin name under its Arabic one) must not
+    // pull the band half off it. Then its columns over those rows.
+    let (top, bottom) = window.line_rows(left..right + 1).unwrap_or((top, bottom));
+    let (left, right) = window
+        .line_columns(top..bottom, region.align, &at_aligned_edge)
+        .unwrap_or((left, right));
     Some(LineBox {
         x0: x0 + left as u32,
         y0: y0 + top as u32,
         x1: x0 + right as u32 + 1,
         y1: y0 + bottom as u32,
     })
+}
+
+/// The ink of a field's search window and where its line should sit.
+struct InkWindow<'a> {
+    /// Row-major, `width` x `height`.
+    ink: &'a [bool],
+    width: usize,
+    height: usize,
+    /// Font em height, in pixels.
+    em: f32,
+    /// The box's centre row, and how far from it a line's band is still likely.
+    centre: f32,
+    sigma: f32,
+}
+
+impl InkWindow<'_> {
+    /// The rows `[top, bottom)` of the line, from the ink in `columns`: the band of
+    /// about one line height with the most ink, weighted towards the box's centre
+    /// so a neighbouring line caught by the margin loses, grown over ascenders and
+    /// descenders.
+    fn line_rows(&self, columns: std::ops::Range<usize>) -> Option<(usize, usize)> {
+        let (ww, wh, em) = (self.width, self.height, self.em);
+        let rows: Vec<f32> = (0..wh)
+            .map(|y| {
+                self.ink[y * ww + columns.start..y * ww + columns.end]
+                    .iter()
+                    .filter(|&&i| i)
+                    .count() as f32
+            })
+            .collect();
+        let band = (1.1 * em).round().max(3.0) as usize;
+        let mut best = (0f32, 0usize);
+        for top in 0..wh.saturating_sub(band).max(1) {
+            let mass: f32 = rows[top..(top + band).min(wh)].iter().sum();
+            let mid = top as f32 + band as f32 / 2.0;
+            let score = mass * (-((mid - self.centre) / self.sigma).powi(2) / 2.0).exp();
+            if score > best.0 {
+                best = (score, top);
+            }
+        }
+        if best.0 <= 0.0 {
+            return None;
+        }
+        let (mut top, mut bottom) = (best.1, (best.1 + band).min(wh));
+        // Grow over ascenders and descenders: the farthest row within reach that
+        // still holds some ink, across blank rows, since dots and hamzas stand
+        // apart from their letters (a final yaa's dots lost make it an alef maqsura).
+        let peak = rows[top..bottom].iter().copied().fold(0.0, f32::max);
+        let reach = (GROW_REACH * em) as usize;
+        let floor = (GROW_FLOOR * peak).max(1.0);
+        if let Some(above) = (top.saturating_sub(reach)..top).find(|&y| rows[y] > floor) {
+            top = above;
+        }
+        if let Some(below) = (bottom..(bottom + reach).min(wh))
+            .rev()
+            .find(|&y| rows[y] > floor)
+        {
+            bottom = below + 1;
+        }
+        Some((top, bottom))
+    }
+
+    /// The columns `[left, right]` of the line within `rows`: clusters of inked
+    /// columns, joined across gaps narrower than the space between words; the
+    /// heaviest cluster at the box's aligned edge anchors the line, and clusters
+    /// continuing it away from that edge join it.
+    fn line_columns(
+        &self,
+        rows: std::ops::Range<usize>,
+        align: Align,
+        at_aligned_edge: &dyn Fn(usize, usize) -> bool,
+    ) -> Option<(usize, usize)> {
+        let (ww, em) = (self.width, self.em);
+        let columns: Vec<f32> = (0..ww)
+            .map(|x| rows.clone().filter(|&y| self.ink[y * ww + x]).count() as f32)
+            .collect();
+        let max_gap = (1.4 * em) as usize;
+        let mut clusters: Vec<(usize, usize, f32)> = Vec::new();
+        for (x, &count) in columns.iter().enumerate() {
+            if count < 1.0 {
+                continue;
+            }
+            match clusters.last_mut() {
+                Some((_, end, mass)) if x - *end <= max_gap => {
+                    *end = x;
+                    *mass += count;
+                }
+                _ => clusters.push((x, x, count)),
+            }
+        }
+        // Too little ink for even one digit: an empty field with some pattern
+        // noise. The narrowest digit printed alone, a car licence's `٤`
+        // (cylinders), measures 0.26 em and 0.10 em² on scans.
+        let min_mass = 0.09 * em * em;
+        let is_text = |(left, right, mass): &(usize, usize, f32)| {
+            *mass >= min_mass && ((right - left) as f32) >= 0.22 * em
+        };
+        // A line ends at its box's aligned edge, give or take the print's shift: a
+        // short name must not lose to a pale emblem heavier than it further in.
+        let text = || clusters.iter().enumerate().filter(|(_, c)| is_text(c));
+        let heaviest = |a: &(usize, &(usize, usize, f32)), b: &(usize, &(usize, usize, f32))| {
+            a.1.2.total_cmp(&b.1.2)
+        };
+        let (anchor, _) = text()
+            .filter(|(_, c)| at_aligned_edge(c.0, c.1))
+            .max_by(heaviest)
+            .or_else(|| text().max_by(heaviest))?;
+        // Words a wider gap apart (a dash lost to glare) still belong to the line
+        // when they continue it away from its aligned edge.
+        let continues = |a: &(usize, usize, f32), b: &(usize, usize, f32)| {
+            b.0.saturating_sub(a.1) as f32 <= LINE_GAP * em
+        };
+        let (mut first, mut last) = (anchor, anchor);
+        if align != Align::Left {
+            while first > 0 && continues(&clusters[first - 1], &clusters[first]) {
+                first -= 1;
+            }
+        }
+        if align != Align::Right {
+            while last + 1 < clusters.len() && continues(&clusters[last], &clusters[last + 1]) {
+                last += 1;
+            }
+        }
+        Some((clusters[first].0, clusters[last].1))
+    }
 }
 
 /// The crop of a line's ink: with paper around it, as the recognizer reads best.
@@ -225,16 +279,21 @@ fn pad(ink: LineBox, region: &FieldRegion, card: &GrayImage) -> LineBox {
     }
 }
 
-/// Dark-enough pixels of a window: below the midpoint between its paper level
-/// (a high percentile) and its ink level (a very low one: a short word in a wide
-/// box is under 1 % of it, and a pale emblem behind it must not set the ink
-/// level). `None` when the window has no contrast at all.
-fn ink_mask(window: &GrayImage) -> Option<Vec<bool>> {
+/// Dark-enough pixels of a window, but for those `excluded`: below the midpoint
+/// between the paper level (a high percentile) and the ink level (a very low one:
+/// a short word in a wide box is under 1 % of it, and a pale emblem behind it
+/// must not set the ink level) of the pixels left. Excluded pixels set neither
+/// level, so a black barcode beside a thin date does not lift the threshold above
+/// the date's grey. `None` when the window has no contrast at all.
+fn ink_mask(window: &GrayImage, excluded: &[bool]) -> Option<Vec<bool>> {
     let mut histogram = [0usize; 256];
-    for p in window.pixels() {
-        histogram[usize::from(p.0[0])] += 1;
+    let mut total = 0usize;
+    for (p, &out) in window.pixels().zip(excluded) {
+        if !out {
+            histogram[usize::from(p.0[0])] += 1;
+            total += 1;
+        }
     }
-    let total = window.pixels().len();
     let percentile = |q: f32| {
         let target = (q * total as f32) as usize;
         let mut seen = 0;
@@ -254,7 +313,8 @@ fn ink_mask(window: &GrayImage) -> Option<Vec<bool>> {
     Some(
         window
             .pixels()
-            .map(|p| f32::from(p.0[0]) < threshold)
+            .zip(excluded)
+            .map(|(p, &out)| !out && f32::from(p.0[0]) < threshold)
             .collect(),
     )
 }
@@ -559,6 +619,60 @@ mod tests {
         let card = card_with_lines(&[(0.465, 0.78, 0.78 + width, em)]);
         let line = find_line(&card, &region("cylinders", [0.52, 0.425, 0.795, 0.505], em));
         assert!(line.is_some());
+    }
+
+    #[test]
+    fn a_grey_date_beside_a_masked_barcode_is_ink() {
+        // A thin grey date over a black barcode just below its box: the barcode is
+        // masked, and its black must not set the ink level above the date's grey.
+        let mut card = card_with_lines(&[(0.755, 0.62, 0.78, 0.03)]);
+        for y in 0..630 {
+            for x in 0..1000 {
+                let p = card.get_pixel(x, y).0[0];
+                if p == 25 {
+                    card.put_pixel(x, y, Luma([130]));
+                }
+                if y >= 510 && (300..970).contains(&x) {
+                    card.put_pixel(x, y, Luma([5]));
+                }
+            }
+        }
+        let date = FieldRegion {
+            masks: vec![[0.30, 0.81, 0.97, 0.965]],
+            ..region("issue_date", [0.62, 0.72, 0.795, 0.795], 0.03)
+        };
+        let line = find_line(&card, &date).expect("the date is found");
+        let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
+        assert!((cy - 0.755).abs() < 0.01, "{line:?}");
+        assert!(
+            line.y1 <= 510,
+            "the crop reaches into the barcode: {line:?}"
+        );
+    }
+
+    #[test]
+    fn a_line_keeps_its_own_rows_when_a_bolder_line_below_fills_the_window() {
+        // A passport's thin Arabic name at the right of its box, its bold Latin
+        // name close below across the left: over the whole window the band with
+        // the most ink straddles both, over the Arabic name's columns it is its own.
+        let mut card = card_with_lines(&[(0.28, 0.76, 0.97, 0.036)]);
+        let thin = |x: u32| !x.is_multiple_of(5);
+        for y in 0..630 {
+            for x in 0..1000 {
+                if card.get_pixel(x, y).0[0] == 25 && thin(x) {
+                    card.put_pixel(x, y, Luma([215]));
+                }
+                let (u, v) = (x as f32 / 1000.0, y as f32 / 630.0);
+                if (0.31..0.70).contains(&u) && (v - 0.335).abs() < 0.016 {
+                    card.put_pixel(x, y, Luma([20]));
+                }
+            }
+        }
+        let arabic = region("name_ar", [0.31, 0.263, 0.97, 0.312], 0.034);
+        let line = find_line(&card, &arabic).unwrap();
+        let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
+        assert!((cy - 0.28).abs() < 0.01, "{line:?}");
+        assert!(line.x0 > 700, "{line:?}");
     }
 
     #[test]
