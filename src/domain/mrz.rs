@@ -72,12 +72,17 @@ fn pad(mut text: String, len: usize) -> String {
 impl Td3 {
     /// Both lines, 44 characters each, with every check digit computed.
     pub fn lines(&self) -> [String; 2] {
+        [self.line1(), self.line2()]
+    }
+
+    /// Document code, issuing state and names.
+    pub fn line1(&self) -> String {
         let names = format!(
             "{}<<{}",
             name_field(&self.surname),
             name_field(&self.given_names)
         );
-        let line1 = pad(
+        pad(
             format!(
                 "{}{}{}",
                 pad(self.document_code.clone(), 2),
@@ -85,7 +90,11 @@ impl Td3 {
                 names
             ),
             TD3_LINE_LEN,
-        );
+        )
+    }
+
+    /// Number, nationality, dates, sex and personal number, each checked.
+    pub fn line2(&self) -> String {
         let number = pad(self.number.clone(), 9);
         let birth = yymmdd(self.birth_date);
         let expiry = yymmdd(self.expiry_date);
@@ -100,11 +109,10 @@ impl Td3 {
         let middle = format!("{birth}{}", digit(&birth));
         let lower = format!("{expiry}{}{personal}{personal_check}", digit(&expiry));
         let composite = digit(&format!("{upper}{middle}{lower}"));
-        let line2 = format!(
+        format!(
             "{upper}{}{middle}{}{lower}{composite}",
             self.nationality, self.sex
-        );
-        [line1, line2]
+        )
     }
 }
 

@@ -8,8 +8,9 @@ use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::{Candidate, Checked, CheckedFields, Readings};
 use crate::domain::Gender;
+use crate::domain::NationalId;
 use crate::domain::date::PrintedDate;
-use crate::domain::mrz::{TD3_LINE_LEN, td3_line2_is_valid};
+use crate::domain::mrz::{TD3_LINE_LEN, Td3, td3_line2_is_valid};
 
 /// What a valid second MRZ line states.
 struct MrzFacts {
@@ -126,16 +127,11 @@ pub fn check(readings: &Readings) -> CheckedFields {
         "country_code",
         text::latin(readings, "country_code", |t| t == "EGY"),
     );
-    let number_ok = |t: &str| {
-        t.len() == 9
-            && t.starts_with(|c: char| c.is_ascii_uppercase())
-            && t[1..].chars().all(|c| c.is_ascii_digit())
-    };
     let number = match &mrz {
         Some(m) => text::latin(readings, "passport_number", |t| t == m.number)
             .filter(|c| c.confidence > 0.5)
             .or_else(|| Some(Checked::new(m.number.clone(), 0.9))),
-        None => text::latin(readings, "passport_number", number_ok),
+        None => text::latin(readings, "passport_number", passport_number_is_well_formed),
     };
     put("passport_number", number);
     let sex = text::latin(readings, "sex", |t| {
@@ -151,14 +147,12 @@ pub fn check(readings: &Readings) -> CheckedFields {
     };
     let birth = mrz.as_ref().and_then(|m| m.birth);
     let expiry = mrz.as_ref().and_then(|m| m.expiry);
-    put(
-        "birth_date",
-        text::date(readings, "birth_date", DateForm::AsciiDmy, agrees(birth)).map(|(c, _)| c),
-    );
-    put(
-        "expiry_date",
-        text::date(readings, "expiry_date", DateForm::AsciiDmy, agrees(expiry)).map(|(c, _)| c),
-    );
+    let (birth_read, birth_date) =
+        text::date(readings, "birth_date", DateForm::AsciiDmy, agrees(birth)).unzip();
+    put("birth_date", birth_read);
+    let (expiry_read, expiry_date) =
+        text::date(readings, "expiry_date", DateForm::AsciiDmy, agrees(expiry)).unzip();
+    put("expiry_date", expiry_read);
     put(
         "issue_date",
         text::date(readings, "issue_date", DateForm::AsciiDmy, |_| true).map(|(c, _)| c),
@@ -167,25 +161,112 @@ pub fn check(readings: &Readings) -> CheckedFields {
         birth,
         gender: mrz.as_ref().and_then(|m| m.sex),
     };
-    let id = nid::national_id(readings, "national_id", Digits::Ascii, expect).map(
-        |(mut checked, parsed)| {
+    let (id, parsed_id) = nid::national_id(readings, "national_id", Digits::Ascii, expect)
+        .map(|(mut checked, parsed)| {
             if mrz
                 .as_ref()
                 .is_some_and(|m| parsed.is_some_and(|p| p.ascii() == m.personal))
             {
                 checked.confidence = 1.0 - (1.0 - checked.confidence) * 0.3;
             }
-            checked
-        },
-    );
+            (checked, parsed)
+        })
+        .unzip();
     put("national_id", id);
+    if mrz.is_none() {
+        let zone = VisualZone {
+            birth: birth_date.flatten(),
+            expiry: expiry_date.flatten(),
+            id: parsed_id.flatten(),
+        };
+        if let Some(line) = zone.line2(&fields, readings) {
+            fields.insert("mrz_line2".to_owned(), line);
+        }
+    }
     fields
+}
+
+/// What the visual zone states that the second MRZ line repeats, as validated.
+struct VisualZone {
+    birth: Option<PrintedDate>,
+    expiry: Option<PrintedDate>,
+    id: Option<NationalId>,
+}
+
+/// How far (in edits) the best reading of a second MRZ line may be from the line
+/// the visual zone rebuilds: misread characters of a printed line, not another
+/// passport's.
+const REBUILT_LINE_REACH: usize = TD3_LINE_LEN / 4;
+
+impl VisualZone {
+    /// The second MRZ line rebuilt from the visual zone, when none of its
+    /// readings is valid and the zone agrees with itself: the national ID (valid)
+    /// names the printed birth date and sex, the number is well formed, the expiry
+    /// is a day. A long line skewed by a slightly wrong outline is misread in a
+    /// few digits that break its check digits; the visual zone's short fields
+    /// survive.
+    fn line2(&self, fields: &CheckedFields, readings: &Readings) -> Option<Checked> {
+        let read = mrz_text(&readings.get("mrz_line2")?.candidates.first()?.text);
+        let id = self.id.as_ref()?;
+        let (Some(PrintedDate::Day(birth)), Some(PrintedDate::Day(expiry))) =
+            (self.birth, self.expiry)
+        else {
+            return None;
+        };
+        let number = fields.get("passport_number")?;
+        let sex = fields.get("sex")?;
+        let gender = match sex.text.as_str() {
+            "M" => Gender::Male,
+            "F" => Gender::Female,
+            _ => return None,
+        };
+        if !passport_number_is_well_formed(&number.text)
+            || id.birth_date() != birth
+            || id.gender() != gender
+        {
+            return None;
+        }
+        let line = Td3 {
+            document_code: "P".into(),
+            issuing_state: "EGY".into(),
+            surname: String::new(),
+            given_names: String::new(),
+            number: number.text.clone(),
+            nationality: "EGY".into(),
+            birth_date: birth,
+            sex: if gender == Gender::Male { 'M' } else { 'F' },
+            expiry_date: expiry,
+            personal_number: id.ascii(),
+        }
+        .line2();
+        if text::levenshtein(&line, &read) > REBUILT_LINE_REACH {
+            return None;
+        }
+        let confidence = [
+            "passport_number",
+            "sex",
+            "birth_date",
+            "expiry_date",
+            "national_id",
+        ]
+        .iter()
+        .filter_map(|key| fields.get(*key))
+        .map(|c| c.confidence)
+        .fold(1.0, f32::min);
+        Some(Checked::new(line, confidence))
+    }
+}
+
+/// A passport number as Egypt prints it: a capital letter, then eight digits.
+fn passport_number_is_well_formed(text: &str) -> bool {
+    text.len() == 9
+        && text.starts_with(|c: char| c.is_ascii_uppercase())
+        && text[1..].chars().all(|c| c.is_ascii_digit())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::mrz::Td3;
     use crate::pipeline::post::LineReading;
 
     #[test]
@@ -237,5 +318,71 @@ mod tests {
         assert_eq!(fields["birth_date"].text, "24/12/2003");
         assert!(fields["national_id"].confidence > 0.95);
         assert_eq!(fields["sex"].text, "M");
+    }
+
+    fn visual_zone(l2_read: &str, birth: &str) -> Readings {
+        [
+            ("mrz_line2", l2_read),
+            ("passport_number", "A12345678"),
+            ("birth_date", birth),
+            ("expiry_date", "02/01/2031"),
+            ("national_id", "30312240201859"),
+            ("sex", "M"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), LineReading::single(*v, 0.9)))
+        .collect()
+    }
+
+    fn specimen_line2() -> String {
+        Td3 {
+            document_code: "P".into(),
+            issuing_state: "EGY".into(),
+            surname: "El Sayed".into(),
+            given_names: "Mohamed".into(),
+            number: "A12345678".into(),
+            nationality: "EGY".into(),
+            birth_date: NaiveDate::from_ymd_opt(2003, 12, 24).unwrap(),
+            sex: 'M',
+            expiry_date: NaiveDate::from_ymd_opt(2031, 1, 2).unwrap(),
+            personal_number: "30312240201859".into(),
+        }
+        .line2()
+    }
+
+    #[test]
+    fn a_misread_second_mrz_line_is_rebuilt_from_an_agreeing_visual_zone() {
+        let l2 = specimen_line2();
+        // Four digits misread, as on a skewed long line: no check digit holds.
+        let misread: String = l2
+            .char_indices()
+            .map(|(i, c)| match (i, c) {
+                (14 | 22 | 30 | 38, '0'..='9') => {
+                    if c == '8' {
+                        '3'
+                    } else {
+                        '8'
+                    }
+                }
+                _ => c,
+            })
+            .collect();
+        assert!(!td3_line2_is_valid(&misread));
+        let fields = check(&visual_zone(&misread, "24/12/2003"));
+        assert_eq!(fields["mrz_line2"].text, l2);
+        assert!(fields["mrz_line2"].confidence > 0.8);
+    }
+
+    #[test]
+    fn a_visual_zone_at_odds_with_itself_rebuilds_nothing() {
+        let l2 = specimen_line2();
+        let misread = format!("{}7{}", &l2[..9], &l2[10..]);
+        // The birth date read is not the national ID's.
+        let fields = check(&visual_zone(&misread, "25/12/2003"));
+        assert_eq!(fields["mrz_line2"].text, misread);
+        assert!(fields["mrz_line2"].confidence < 0.5);
+        // Nor is a reading of another line entirely.
+        let fields = check(&visual_zone(&"A9".repeat(22), "24/12/2003"));
+        assert_ne!(fields["mrz_line2"].text, l2);
     }
 }
