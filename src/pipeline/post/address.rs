@@ -53,34 +53,54 @@ pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checke
     ))
 }
 
-/// The governorate the first hypothesis naming one names, with every hypothesis
-/// naming it, best first. When none names one, the best hypothesis with its last
-/// segment (after ` - `) replaced by the nearest governorate name, if close enough,
-/// its confidence lowered by the edits.
+/// The governorate that ends the line, with every hypothesis naming it there,
+/// best first: the first hypothesis whose last segment (after ` - `) names one.
+/// When none does, the best hypothesis with its last segment replaced by the
+/// nearest governorate name, if close enough, its confidence lowered by the edits;
+/// a governorate named earlier in the line (a district called after its capital,
+/// `قسم ثان الإسماعيلية - الإسماعية`) does not vouch for a misread last segment.
+/// Failing that, the governorate named anywhere in the first hypothesis naming one.
 fn naming_a_governorate(hypotheses: &[(String, f32)]) -> Option<(Governorate, Vec<(String, f32)>)> {
-    if let Some(governorate) = hypotheses
-        .iter()
-        .find_map(|(text, _)| governorate_in_address(text))
-    {
-        let naming = hypotheses
-            .iter()
-            .filter(|(text, _)| governorate_in_address(text) == Some(governorate))
-            .cloned()
-            .collect();
-        return Some((governorate, naming));
+    let last_segment = |text: &str| governorate_in_address(split_last_segment(text).1);
+    if let Some(named) = naming(hypotheses, last_segment) {
+        return Some(named);
     }
-    let (best, confidence) = hypotheses.first()?;
-    let (head, tail) = match best.rsplit_once(" - ") {
+    if let Some((best, confidence)) = hypotheses.first() {
+        let (head, tail) = split_last_segment(best);
+        if let Some((governorate, distance)) = nearest_governorate(tail) {
+            let fixed = match head {
+                Some(head) => format!("{head} - {}", governorate.arabic),
+                None => governorate.arabic.to_owned(),
+            };
+            let confidence = confidence * PER_EDIT.powi(distance as i32);
+            return Some((governorate, vec![(fixed, confidence)]));
+        }
+    }
+    naming(hypotheses, governorate_in_address)
+}
+
+/// The governorate `named` finds in the first hypothesis where it finds one, with
+/// every hypothesis where it finds the same, best first.
+fn naming(
+    hypotheses: &[(String, f32)],
+    named: impl Fn(&str) -> Option<Governorate>,
+) -> Option<(Governorate, Vec<(String, f32)>)> {
+    let governorate = hypotheses.iter().find_map(|(text, _)| named(text))?;
+    let naming = hypotheses
+        .iter()
+        .filter(|(text, _)| named(text) == Some(governorate))
+        .cloned()
+        .collect();
+    Some((governorate, naming))
+}
+
+/// A line split before its last ` - `: what comes before (if any) and the last
+/// segment.
+fn split_last_segment(line: &str) -> (Option<&str>, &str) {
+    match line.rsplit_once(" - ") {
         Some((head, tail)) => (Some(head), tail),
-        None => (None, best.as_str()),
-    };
-    let (governorate, distance) = nearest_governorate(tail)?;
-    let fixed = match head {
-        Some(head) => format!("{head} - {}", governorate.arabic),
-        None => governorate.arabic.to_owned(),
-    };
-    let confidence = confidence * PER_EDIT.powi(distance as i32);
-    Some((governorate, vec![(fixed, confidence)]))
+        None => (None, line),
+    }
 }
 
 /// The district named in an address line, in the segment before the governorate
@@ -177,6 +197,15 @@ mod tests {
 
     fn read(line: &str) -> Checked {
         address_with_governorate(&confident(&[("address", line)]), "address").unwrap()
+    }
+
+    #[test]
+    fn fixes_a_misread_governorate_when_a_district_names_its_capital() {
+        let fixed = read("١٢ عطفة عيسى - قسم ثان الإسماعيلية - الإسماعية");
+        assert_eq!(fixed.text, "١٢ عطفة عيسى - قسم ثان الإسماعيلية - الإسماعيلية");
+        assert!(fixed.confidence < 0.9);
+        // A line without segments still finds its governorate anywhere.
+        assert_eq!(read("قسم ثان الإسماعيلية").text, "قسم ثان الإسماعيلية");
     }
 
     #[test]
