@@ -39,11 +39,7 @@ fn facts(line: &str) -> MrzFacts {
     MrzFacts {
         number: line[0..9].trim_end_matches('<').to_owned(),
         birth: mrz_date(&line[13..19], false),
-        sex: match &line[20..21] {
-            "M" => Some(Gender::Male),
-            "F" => Some(Gender::Female),
-            _ => None,
-        },
+        sex: gender_of(&line[20..21]),
         expiry: mrz_date(&line[21..27], true),
         personal: line[28..42].trim_end_matches('<').to_owned(),
     }
@@ -215,11 +211,7 @@ impl VisualZone {
         };
         let number = fields.get("passport_number")?;
         let sex = fields.get("sex")?;
-        let gender = match sex.text.as_str() {
-            "M" => Gender::Male,
-            "F" => Gender::Female,
-            _ => return None,
-        };
+        let gender = gender_of(&sex.text)?;
         if !passport_number_is_well_formed(&number.text)
             || id.birth_date() != birth
             || id.gender() != gender
@@ -254,6 +246,15 @@ impl VisualZone {
         .map(|c| c.confidence)
         .fold(1.0, f32::min);
         Some(Checked::new(line, confidence))
+    }
+}
+
+/// The sex field's letter as a gender.
+fn gender_of(letter: &str) -> Option<Gender> {
+    match letter {
+        "M" => Some(Gender::Male),
+        "F" => Some(Gender::Female),
+        _ => None,
     }
 }
 
