@@ -270,9 +270,9 @@ mod tests {
     use super::*;
     use crate::pipeline::post::LineReading;
 
-    #[test]
-    fn the_mrz_confirms_the_visual_zone() {
-        let td3 = Td3 {
+    /// The passport the tests read: its visual zone as `visual_zone` prints it.
+    fn specimen() -> Td3 {
+        Td3 {
             document_code: "P".into(),
             issuing_state: "EGY".into(),
             surname: "El Sayed".into(),
@@ -283,8 +283,12 @@ mod tests {
             sex: 'M',
             expiry_date: NaiveDate::from_ymd_opt(2031, 1, 2).unwrap(),
             personal_number: "30312240201859".into(),
-        };
-        let [l1, l2] = td3.lines();
+        }
+    }
+
+    #[test]
+    fn the_mrz_confirms_the_visual_zone() {
+        let [l1, l2] = specimen().lines();
         let mut r: Readings = [
             ("mrz_line1", l1.as_str()),
             ("passport_number", "A12345G78"),
@@ -335,25 +339,9 @@ mod tests {
         .collect()
     }
 
-    fn specimen_line2() -> String {
-        Td3 {
-            document_code: "P".into(),
-            issuing_state: "EGY".into(),
-            surname: "El Sayed".into(),
-            given_names: "Mohamed".into(),
-            number: "A12345678".into(),
-            nationality: "EGY".into(),
-            birth_date: NaiveDate::from_ymd_opt(2003, 12, 24).unwrap(),
-            sex: 'M',
-            expiry_date: NaiveDate::from_ymd_opt(2031, 1, 2).unwrap(),
-            personal_number: "30312240201859".into(),
-        }
-        .line2()
-    }
-
     #[test]
     fn a_misread_second_mrz_line_is_rebuilt_from_an_agreeing_visual_zone() {
-        let l2 = specimen_line2();
+        let l2 = specimen().line2();
         // Four digits misread, as on a skewed long line: no check digit holds.
         let misread: String = l2
             .char_indices()
@@ -376,7 +364,7 @@ mod tests {
 
     #[test]
     fn a_visual_zone_at_odds_with_itself_rebuilds_nothing() {
-        let l2 = specimen_line2();
+        let l2 = specimen().line2();
         let misread = format!("{}7{}", &l2[..9], &l2[10..]);
         // The birth date read is not the national ID's.
         let fields = check(&visual_zone(&misread, "25/12/2003"));
