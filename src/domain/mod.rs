@@ -13,6 +13,7 @@ pub mod lexicon;
 pub mod mrz;
 pub mod name_list;
 pub mod national_id;
+pub mod traffic_units;
 pub mod transliterate;
 
 pub use governorate::{Governorate, governorate_in_address};

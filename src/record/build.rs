@@ -37,7 +37,7 @@ use super::{
 /// The label printed before the husband's name on the National ID back.
 pub const HUSBAND_LABEL: &str = "الزوج :";
 /// The label opening a traffic unit's name.
-pub const TRAFFIC_UNIT_LABEL: &str = "وحدة مرور";
+pub use crate::domain::traffic_units::LABEL as TRAFFIC_UNIT_LABEL;
 
 /// Both output records of one document side from its printed field texts.
 pub fn build(kind: DocumentKind, fields: &BTreeMap<String, String>) -> (FlowAFields, FlowBData) {

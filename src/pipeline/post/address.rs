@@ -15,13 +15,14 @@ use crate::domain::arabic::fold;
 use crate::domain::governorate::GOVERNORATES;
 use crate::domain::{Governorate, districts, governorate_in_address, lexicon};
 
-/// What a district the list does not know costs a hypothesis, in log-probability
-/// (as an unlisted name does, [`crate::domain::name_list::UNLISTED_WORD_WEIGHT`]).
-pub const UNLISTED_DISTRICT_WEIGHT: f32 = 1.0;
+/// What a place the list does not know (a district, a traffic unit's) costs a
+/// hypothesis, in log-probability (as an unlisted name does,
+/// [`crate::domain::name_list::UNLISTED_WORD_WEIGHT`]).
+pub const UNLISTED_PLACE_WEIGHT: f32 = 1.0;
 
-/// What each edit a snap makes (to a governorate or a district) leaves of the
+/// What each edit a snap makes (to a governorate or a place) leaves of the
 /// reading's confidence.
-const PER_EDIT: f32 = 0.85;
+pub const PER_EDIT: f32 = 0.85;
 
 /// An address line ending with a governorate ([`naming_a_governorate`]). Among the
 /// hypotheses naming it, one naming a listed district is preferred
@@ -42,7 +43,7 @@ pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checke
     let hypotheses: Vec<(&str, f32)> = naming.iter().map(|(t, c)| (t.as_str(), *c)).collect();
     let chosen = lexicon::choose(
         &hypotheses,
-        UNLISTED_DISTRICT_WEIGHT,
+        UNLISTED_PLACE_WEIGHT,
         |line| line.split_whitespace().count(),
         |line| usize::from(!district_is_listed(line, governorate)),
     );
@@ -147,9 +148,18 @@ fn with_listed_district(checked: Checked, governorate: Governorate) -> Checked {
 /// `المحمودية`, but `مصر الجديدة` never `مصر القديمة` nor `ثان` `أول`: a district
 /// the list lacks often has a listed twin one word away.
 pub fn nearest_district(governorate: Governorate, name: &str) -> Option<(&'static str, usize)> {
+    nearest_listed(districts::districts_of(governorate), name)
+}
+
+/// The entry of `listed` nearest to `name` by [`nearest_district`]'s rule, with the
+/// edits: unique, as many words, each within a quarter of its length.
+pub fn nearest_listed(
+    listed: impl Iterator<Item = &'static str>,
+    name: &str,
+) -> Option<(&'static str, usize)> {
     let read = fold(name);
     let read: Vec<&str> = read.split(' ').collect();
-    let mut near: Vec<(&'static str, usize)> = districts::districts_of(governorate)
+    let mut near: Vec<(&'static str, usize)> = listed
         .filter_map(|district| {
             let listed = fold(district);
             let listed: Vec<&str> = listed.split(' ').collect();

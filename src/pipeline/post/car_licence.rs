@@ -3,6 +3,7 @@
 use super::address::address_with_governorate;
 use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
+use super::traffic_unit::traffic_unit;
 use super::{CheckedFields, Readings};
 use crate::synth::vocab::vehicles::{COLOURS, INSURERS, MODELS, USAGE_TYPES};
 
@@ -37,7 +38,7 @@ pub fn check_front(readings: &Readings) -> CheckedFields {
         ),
         ("address", address_with_governorate(readings, "address")),
         ("owner_national_id", id.map(|(c, _)| c)),
-        ("traffic_unit", text::plain(readings, "traffic_unit")),
+        ("traffic_unit", traffic_unit(readings, "traffic_unit")),
         (
             "issue_date",
             text::date(readings, "issue_date", DateForm::ArabicYmd, |_| true).map(|(c, _)| c),

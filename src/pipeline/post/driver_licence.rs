@@ -4,6 +4,7 @@ use super::address::address_with_governorate;
 use super::nid::{self, Digits, Expect};
 use super::nid_back::NOT_JOBS;
 use super::text::{self, DateForm};
+use super::traffic_unit::traffic_unit;
 use super::{CheckedFields, Readings};
 use crate::synth::vocab::vehicles::LICENCE_CATEGORIES;
 
@@ -19,7 +20,7 @@ pub fn check(readings: &Readings) -> CheckedFields {
     };
     put("name", text::name(readings, "name"));
     put("job", text::plain_excluding(readings, "job", &NOT_JOBS));
-    put("traffic_unit", text::plain(readings, "traffic_unit"));
+    put("traffic_unit", traffic_unit(readings, "traffic_unit"));
     put(
         "nationality",
         text::snap(readings, "nationality", &NATIONALITIES),

@@ -15,6 +15,7 @@ pub mod nid_front;
 pub mod passport;
 pub mod residence_permit;
 pub mod text;
+pub mod traffic_unit;
 
 #[cfg(test)]
 pub(crate) mod test_support;

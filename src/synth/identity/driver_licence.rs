@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::domain::Gender;
 use crate::domain::date::{add_years, print_arabic_ymd};
-use crate::record::build::TRAFFIC_UNIT_LABEL;
+use crate::domain::traffic_units::{self, LABEL as TRAFFIC_UNIT_LABEL};
 use crate::synth::vocab::places::places_of;
 use crate::synth::vocab::vehicles::LICENCE_CATEGORIES;
 
@@ -33,13 +33,7 @@ pub fn traffic_unit(rng: &mut ChaCha8Rng, code: u8) -> String {
     } else {
         pick(rng, places.urban)
     };
-    // Numbered police districts (`أول المنصورة`) name a unit by their town.
-    let place = place
-        .trim_start_matches("أول ")
-        .trim_start_matches("ثان ")
-        .trim_start_matches("ثالث ");
-    let place = place.trim_end_matches(" أول").trim_end_matches(" ثان");
-    format!("{TRAFFIC_UNIT_LABEL} {place}")
+    format!("{TRAFFIC_UNIT_LABEL} {}", traffic_units::unit_place(place))
 }
 
 const BLOOD_GROUPS: &[(&str, u32)] = &[
