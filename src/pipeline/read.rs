@@ -67,12 +67,23 @@ const SHARED_LINE: f32 = 0.3;
 
 /// The text line of `region` on `card` (grey, rectified), if the box holds one.
 pub fn find_line(card: &GrayImage, region: &FieldRegion) -> Option<LineBox> {
-    find_ink(card, region, &[]).map(|ink| pad(ink, region, card))
+    find_ink(card, region, &[]).map(|found| pad(found.line, region, card))
+}
+
+/// A field's line as found, unpadded: its band of rows and its columns, and within
+/// that band the rows that hold ink.
+#[derive(Debug, Clone, Copy)]
+struct FoundInk {
+    line: LineBox,
+    /// `line` without the blank rows a band over the gap between two lines holds
+    /// at an end: what is compared with the other fields' lines, so such a band is
+    /// seen to half cover the line whose last rows it holds.
+    inked: LineBox,
 }
 
 /// The ink of `region`'s line on `card`, unpadded, ignoring the ink inside
 /// `blanked` (card pixels): lines another field has claimed.
-fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Option<LineBox> {
+fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Option<FoundInk> {
     let (w, h) = (card.width() as f32, card.height() as f32);
     let [rx0, ry0, rx1, ry1] = region.rect;
     let em = (region.em * h).max(4.0);
@@ -133,11 +144,25 @@ fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Opti
     let (left, right) = window
         .line_columns(top..bottom, region.align, &at_aligned_edge)
         .unwrap_or((left, right));
-    Some(LineBox {
+    let has_ink = |y: usize| window.ink[y * ww + left..=y * ww + right].contains(&true);
+    let inked_top = (top..bottom).find(|&y| has_ink(y)).unwrap_or(top);
+    let inked_bottom = (top..bottom)
+        .rev()
+        .find(|&y| has_ink(y))
+        .map_or(bottom, |y| y + 1);
+    let line = LineBox {
         x0: x0 + left as u32,
         y0: y0 + top as u32,
         x1: x0 + right as u32 + 1,
         y1: y0 + bottom as u32,
+    };
+    Some(FoundInk {
+        line,
+        inked: LineBox {
+            y0: y0 + inked_top as u32,
+            y1: y0 + inked_bottom as u32,
+            ..line
+        },
     })
 }
 
@@ -343,7 +368,7 @@ pub fn cut_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<LineCrop> {
 /// regions take the same line, the one whose box it sits nearer keeps it and the
 /// other looks again without it (and may find nothing: an empty optional field).
 fn find_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<Option<LineBox>> {
-    let mut lines: Vec<Option<LineBox>> = regions.iter().map(|r| find_ink(card, r, &[])).collect();
+    let mut lines: Vec<Option<FoundInk>> = regions.iter().map(|r| find_ink(card, r, &[])).collect();
     let mut blanked: Vec<Vec<LineBox>> = vec![Vec::new(); regions.len()];
     let size = (card.width() as f32, card.height() as f32);
     // Each round blanks one more line for one region, so this ends; the bound
@@ -356,12 +381,15 @@ fn find_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<Option<LineBox>>
         lines[loser] = find_ink(card, &regions[loser], &blanked[loser]);
     }
     lines
+        .into_iter()
+        .map(|found| found.map(|f| f.line))
+        .collect()
 }
 
 /// Of two regions that took the same line ([`LineBox::shares_ink_with`]), the one
 /// whose box it sits farther from, and the line the other keeps.
 fn first_shared_line(
-    lines: &[Option<LineBox>],
+    lines: &[Option<FoundInk>],
     regions: &[FieldRegion],
     (w, h): (f32, f32),
 ) -> Option<(usize, LineBox)> {
@@ -378,13 +406,14 @@ fn first_shared_line(
             let (Some(a), Some(b)) = (&lines[i], &lines[j]) else {
                 continue;
             };
-            if !a.shares_ink_with(b) {
+            if !a.inked.shares_ink_with(&b.inked) {
                 continue;
             }
-            let loser = if distance(a, &regions[i]) <= distance(b, &regions[j]) {
-                (j, *a)
+            let (a, b) = (a.line, b.line);
+            let loser = if distance(&a, &regions[i]) <= distance(&b, &regions[j]) {
+                (j, a)
             } else {
-                (i, *b)
+                (i, b)
             };
             return Some(loser);
         }
@@ -673,6 +702,39 @@ mod tests {
         let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
         assert!((cy - 0.28).abs() < 0.01, "{line:?}");
         assert!(line.x0 > 700, "{line:?}");
+    }
+
+    #[test]
+    fn a_thin_word_keeps_its_box_from_the_bold_line_whose_bottom_reaches_it() {
+        // A residence permit's nationality, one thin grey word, under the bold
+        // Latin name whose last rows fall in the nationality box's margin: a band
+        // over the gap holds more ink than the word, and must be seen to be the
+        // name's.
+        let mut card = card_with_lines(&[(0.34, 0.27, 0.84, 0.035), (0.418, 0.76, 0.84, 0.033)]);
+        for y in 250..280 {
+            for x in 0..1000 {
+                if card.get_pixel(x, y).0[0] == 25 {
+                    let ink = if x % 4 == 0 { 90 } else { 215 };
+                    card.put_pixel(x, y, Luma([ink]));
+                }
+            }
+        }
+        let regions = [
+            FieldRegion {
+                align: Align::Left,
+                ..region("name_en", [0.27, 0.305, 0.975, 0.372], 0.035)
+            },
+            region("nationality_ar", [0.60, 0.378, 0.84, 0.448], 0.033),
+        ];
+        let alone = find_line(&card, &regions[1]).unwrap();
+        assert!(
+            alone.y1 < 250,
+            "the case under test: alone, the box takes the gap under the name ({alone:?})"
+        );
+        let crops = cut_lines(&card, &regions);
+        let nationality = crops.iter().find(|c| c.key == "nationality_ar").unwrap();
+        let cy = (nationality.line.y0 + nationality.line.y1) as f32 / 2.0 / 630.0;
+        assert!((cy - 0.418).abs() < 0.01, "{:?}", nationality.line);
     }
 
     #[test]
