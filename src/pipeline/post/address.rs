@@ -203,10 +203,10 @@ pub fn nearest_governorate(text: &str) -> Option<(Governorate, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::post::test_support::{confident, hypotheses};
+    use crate::pipeline::post::test_support::{hypotheses, read_alone};
 
     fn read(line: &str) -> Checked {
-        address_with_governorate(&confident(&[("address", line)]), "address").unwrap()
+        read_alone(address_with_governorate, line)
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Readings built by hand for the post-processing unit tests.
 
-use super::{Candidate, LineReading, Readings};
+use super::{Candidate, Checked, LineReading, Readings};
 
 /// One confident reading per field: `(key, text)` pairs.
 pub fn confident(pairs: &[(&str, &str)]) -> Readings {
@@ -20,4 +20,9 @@ pub fn hypotheses(key: &str, texts: &[(&str, f32)]) -> Readings {
         })
         .collect();
     Readings::from([(key.to_owned(), LineReading { candidates })])
+}
+
+/// What a field `rule` makes of `line`, read confidently as its only hypothesis.
+pub fn read_alone(rule: impl Fn(&Readings, &str) -> Option<Checked>, line: &str) -> Checked {
+    rule(&confident(&[("line", line)]), "line").expect("a reading")
 }

@@ -61,10 +61,10 @@ fn with_listed_place(checked: Checked) -> Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::post::test_support::{confident, hypotheses};
+    use crate::pipeline::post::test_support::{hypotheses, read_alone};
 
     fn read(line: &str) -> Checked {
-        traffic_unit(&confident(&[("traffic_unit", line)]), "traffic_unit").unwrap()
+        read_alone(traffic_unit, line)
     }
 
     #[test]
