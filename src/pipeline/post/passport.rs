@@ -7,10 +7,9 @@ use chrono::NaiveDate;
 use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::{Candidate, Checked, CheckedFields, Readings};
-use crate::domain::Gender;
-use crate::domain::NationalId;
 use crate::domain::date::PrintedDate;
 use crate::domain::mrz::{TD3_LINE_LEN, Td3, td3_line2_is_valid};
+use crate::domain::{Gender, NationalId};
 
 /// What a valid second MRZ line states.
 struct MrzFacts {
