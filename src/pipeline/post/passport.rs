@@ -106,13 +106,8 @@ pub fn check(readings: &Readings) -> CheckedFields {
     ] {
         put(key, text::plain(readings, key));
     }
-    let upper = |t: &str| {
-        !t.is_empty()
-            && t.chars()
-                .all(|c| c.is_ascii_uppercase() || c == ' ' || c == '-' || c == '\'')
-    };
     for key in ["name_en", "nationality_en", "birth_place_en"] {
-        put(key, text::latin(readings, key, upper));
+        put(key, text::latin(readings, key, is_upper_latin));
     }
     put(
         "passport_type",
@@ -168,6 +163,10 @@ pub fn check(readings: &Readings) -> CheckedFields {
         })
         .unzip();
     put("national_id", id);
+    if let Some((line1, name)) = agreeing_names(readings) {
+        fields.insert("mrz_line1".to_owned(), line1);
+        fields.insert("name_en".to_owned(), name);
+    }
     if mrz.is_none() {
         let zone = VisualZone {
             birth: birth_date.flatten(),
@@ -248,6 +247,88 @@ impl VisualZone {
     }
 }
 
+/// Latin capitals, as the visual zone prints names and places.
+fn is_upper_latin(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c == ' ' || c == '-' || c == '\'')
+}
+
+/// The first MRZ line and the Latin name, both confirmed, when their best readings
+/// disagree but another pair of their hypotheses agrees: the line encodes the name
+/// (surname, its last words, first). The most likely agreeing pair wins.
+fn agreeing_names(readings: &Readings) -> Option<(Checked, Checked)> {
+    // A hypothesis's text, normalised, and its confidence.
+    type Hypothesis = (String, f32);
+    let lines: Vec<Hypothesis> = readings
+        .get("mrz_line1")?
+        .candidates
+        .iter()
+        .map(|c| (mrz_text(&c.text), c.confidence))
+        .filter(|(line, _)| line.len() == TD3_LINE_LEN && line.starts_with("P<"))
+        .collect();
+    let names: Vec<Hypothesis> = readings
+        .get("name_en")?
+        .candidates
+        .iter()
+        .map(|c| {
+            (
+                c.text.split_whitespace().collect::<Vec<_>>().join(" "),
+                c.confidence,
+            )
+        })
+        .filter(|(name, _)| is_upper_latin(name))
+        .collect();
+    let agree = |line: &str, name: &str| {
+        let words: Vec<&str> = name.split(' ').collect();
+        (1..words.len()).any(|k| {
+            let (given, surname) = words.split_at(words.len() - k);
+            Td3 {
+                surname: surname.join(" "),
+                given_names: given.join(" "),
+                ..td3_frame(&line[2..5])
+            }
+            .line1()
+                == line
+        })
+    };
+    if let (Some((line, _)), Some((name, _))) = (lines.first(), names.first())
+        && agree(line, name)
+    {
+        return None;
+    }
+    let mut pairs: Vec<(&Hypothesis, &Hypothesis)> = lines
+        .iter()
+        .flat_map(|l| names.iter().map(move |n| (l, n)))
+        .filter(|((line, _), (name, _))| agree(line, name))
+        .collect();
+    pairs.sort_by(|a, b| (b.0.1 * b.1.1).total_cmp(&(a.0.1 * a.1.1)));
+    let ((line, line_confidence), (name, name_confidence)) = pairs.first()?;
+    let confirmed = |c: &f32| 1.0 - (1.0 - c) * 0.3;
+    Some((
+        Checked::new(line.clone(), confirmed(line_confidence)),
+        Checked::new(name.clone(), confirmed(name_confidence)),
+    ))
+}
+
+/// A TD3 zone of a passport issued by `state` with every field but the names
+/// blank: what the first line needs besides them.
+fn td3_frame(state: &str) -> Td3 {
+    Td3 {
+        document_code: "P".into(),
+        issuing_state: state.into(),
+        surname: String::new(),
+        given_names: String::new(),
+        number: String::new(),
+        nationality: String::new(),
+        birth_date: NaiveDate::MIN,
+        sex: '<',
+        expiry_date: NaiveDate::MIN,
+        personal_number: String::new(),
+    }
+}
+
 /// The sex field's letter as a gender.
 fn gender_of(letter: &str) -> Option<Gender> {
     match letter {
@@ -268,6 +349,7 @@ fn passport_number_is_well_formed(text: &str) -> bool {
 mod tests {
     use super::*;
     use crate::pipeline::post::LineReading;
+    use crate::pipeline::post::test_support::hypotheses;
 
     /// The passport the tests read: its visual zone as `visual_zone` prints it.
     fn specimen() -> Td3 {
@@ -372,5 +454,32 @@ mod tests {
         // Nor is a reading of another line entirely.
         let fields = check(&visual_zone(&"A9".repeat(22), "24/12/2003"));
         assert_ne!(fields["mrz_line2"].text, l2);
+    }
+
+    #[test]
+    fn the_first_mrz_line_and_the_latin_name_choose_each_other() {
+        let line = |names: &str| format!("{:<<44}", format!("P<EGY{names}"));
+        let mut readings = hypotheses(
+            "mrz_line1",
+            &[
+                (&line("MOHSEN<<SALEH<YAGOUB"), 0.6),
+                (&line("MOHSEN<<SALEH<YACOUB"), 0.3),
+            ],
+        );
+        readings.extend(hypotheses(
+            "name_en",
+            &[("SALEH YACOUB MOHSEN", 0.7), ("SALEH YACOUB MOHSEM", 0.2)],
+        ));
+        let fields = check(&readings);
+        assert_eq!(fields["mrz_line1"].text, line("MOHSEN<<SALEH<YACOUB"));
+        assert_eq!(fields["name_en"].text, "SALEH YACOUB MOHSEN");
+        // With no agreeing pair, each keeps its best reading.
+        readings.insert(
+            "name_en".into(),
+            LineReading::single("SALEH YAKOUB MOHSEN", 0.9),
+        );
+        let fields = check(&readings);
+        assert_eq!(fields["mrz_line1"].text, line("MOHSEN<<SALEH<YAGOUB"));
+        assert_eq!(fields["name_en"].text, "SALEH YAKOUB MOHSEN");
     }
 }
