@@ -217,16 +217,13 @@ impl VisualZone {
             return None;
         }
         let line = Td3 {
-            document_code: "P".into(),
-            issuing_state: "EGY".into(),
-            surname: String::new(),
-            given_names: String::new(),
             number: number.text.clone(),
             nationality: "EGY".into(),
             birth_date: birth,
             sex: if gender == Gender::Male { 'M' } else { 'F' },
             expiry_date: expiry,
             personal_number: id.ascii(),
+            ..td3_frame("EGY")
         }
         .line2();
         if text::levenshtein(&line, &read) > REBUILT_LINE_REACH {
@@ -312,8 +309,8 @@ fn agreeing_names(readings: &Readings) -> Option<(Checked, Checked)> {
     ))
 }
 
-/// A TD3 zone of a passport issued by `state` with every field but the names
-/// blank: what the first line needs besides them.
+/// A TD3 zone of a passport issued by `state`, every other field blank: what a
+/// line is rebuilt on.
 fn td3_frame(state: &str) -> Td3 {
     Td3 {
         document_code: "P".into(),
