@@ -22,7 +22,7 @@ pub const UNLISTED_PLACE_WEIGHT: f32 = 1.0;
 
 /// What each edit a snap makes (to a governorate or a place) leaves of the
 /// reading's confidence.
-pub const PER_EDIT: f32 = 0.85;
+const PER_EDIT: f32 = 0.85;
 
 /// An address line ending with a governorate ([`naming_a_governorate`]). Among the
 /// hypotheses naming it, one naming a listed district is preferred
@@ -123,18 +123,32 @@ fn district_is_listed(line: &str, governorate: Governorate) -> bool {
 /// `checked` with an unlisted district replaced by the nearest listed one, its
 /// confidence lowered by the edits.
 fn with_listed_district(checked: Checked, governorate: Governorate) -> Checked {
-    let Some((start, name)) = district_segment(&checked.text) else {
+    let span = district_segment(&checked.text).map(|(start, name)| (start, name.len()));
+    with_listed_place(checked, span, || districts::districts_of(governorate))
+}
+
+/// `checked` with the place at `span` of its text (byte start and length) replaced
+/// by the nearest entry of `listed` ([`nearest_listed`]) when no entry spells it,
+/// its confidence lowered by the edits. A district, a traffic unit's place.
+pub fn with_listed_place<I: Iterator<Item = &'static str>>(
+    checked: Checked,
+    span: Option<(usize, usize)>,
+    listed: impl Fn() -> I,
+) -> Checked {
+    let Some((start, len)) = span else {
         return checked;
     };
-    if name.is_empty() || districts::is_listed(governorate, name) {
+    let name = &checked.text[start..start + len];
+    let folded = fold(name);
+    if name.is_empty() || listed().any(|place| fold(place) == folded) {
         return checked;
     }
-    match nearest_district(governorate, name) {
-        Some((district, distance)) => Checked::new(
+    match nearest_listed(listed(), name) {
+        Some((place, distance)) => Checked::new(
             format!(
-                "{}{district}{}",
+                "{}{place}{}",
                 &checked.text[..start],
-                &checked.text[start + name.len()..]
+                &checked.text[start + len..]
             ),
             checked.confidence * PER_EDIT.powi(distance as i32),
         ),
@@ -153,7 +167,7 @@ pub fn nearest_district(governorate: Governorate, name: &str) -> Option<(&'stati
 
 /// The entry of `listed` nearest to `name` by [`nearest_district`]'s rule, with the
 /// edits: unique, as many words, each within a quarter of its length.
-pub fn nearest_listed(
+fn nearest_listed(
     listed: impl Iterator<Item = &'static str>,
     name: &str,
 ) -> Option<(&'static str, usize)> {

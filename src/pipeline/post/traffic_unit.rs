@@ -4,7 +4,7 @@
 //! a listed unit is preferred when nearly as likely, and a place still unlisted is
 //! replaced by the one listed place that differs from it only within words.
 
-use super::address::{PER_EDIT, UNLISTED_PLACE_WEIGHT, nearest_listed};
+use super::address::{UNLISTED_PLACE_WEIGHT, with_listed_place};
 use super::text;
 use super::{Checked, Readings};
 use crate::domain::{lexicon, traffic_units};
@@ -25,7 +25,7 @@ pub fn traffic_unit(readings: &Readings, key: &str) -> Option<Checked> {
         |line| usize::from(!place_is_listed(line)),
     );
     let (text, confidence) = hypotheses[chosen];
-    Some(with_listed_place(Checked::new(text, confidence)))
+    Some(with_listed_unit(Checked::new(text, confidence)))
 }
 
 /// The place a unit's line names after its label; `None` when the label was not
@@ -42,20 +42,9 @@ fn place_is_listed(line: &str) -> bool {
 
 /// `checked` with an unlisted place replaced by the nearest listed one, its
 /// confidence lowered by the edits.
-fn with_listed_place(checked: Checked) -> Checked {
-    let Some(place) = place(&checked.text) else {
-        return checked;
-    };
-    if place.is_empty() || traffic_units::is_listed(place) {
-        return checked;
-    }
-    match nearest_listed(traffic_units::places().iter().copied(), place) {
-        Some((listed, distance)) => Checked::new(
-            format!("{} {listed}", traffic_units::LABEL),
-            checked.confidence * PER_EDIT.powi(distance as i32),
-        ),
-        None => checked,
-    }
+fn with_listed_unit(checked: Checked) -> Checked {
+    let span = place(&checked.text).map(|name| (checked.text.len() - name.len(), name.len()));
+    with_listed_place(checked, span, || traffic_units::places().iter().copied())
 }
 
 #[cfg(test)]
