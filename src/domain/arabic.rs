@@ -2,6 +2,13 @@
 //! seats, final yaa and taa marbuta (`أحمد`/`احمد`, `على`/`علي`, `القاهرة`/`القاهره`),
 //! so lookups compare folded forms, never raw text.
 
+/// Whether `listed` holds `name` in some spelling of hamza, final yaa and taa
+/// marbuta ([`fold`]).
+pub fn is_among<'a>(name: &str, listed: impl IntoIterator<Item = &'a str>) -> bool {
+    let folded = fold(name);
+    listed.into_iter().any(|entry| fold(entry) == folded)
+}
+
 /// Folds `text` for comparison: drops diacritics and tatweel, maps `أإآٱ→ا`, `ى→ي`,
 /// `ة→ه`, `ؤ→و`, `ئ→ي`, Persian `ی ک` to Arabic, and collapses runs of whitespace.
 pub fn fold(text: &str) -> String {

@@ -6,7 +6,7 @@
 //! never an error.
 
 use super::Governorate;
-use super::arabic::fold;
+use super::arabic::is_among;
 use crate::synth::vocab::places::PLACES;
 
 /// Words that introduce a district: a rural centre (`مركز`), an urban one (`قسم`, `حي`).
@@ -38,8 +38,7 @@ pub fn districts_of(governorate: Governorate) -> impl Iterator<Item = &'static s
 /// Whether `name` (without its introducing word) is a listed district of
 /// `governorate`, in any spelling of hamza, final yaa and taa marbuta.
 pub fn is_listed(governorate: Governorate, name: &str) -> bool {
-    let folded = fold(name);
-    districts_of(governorate).any(|district| fold(district) == folded)
+    is_among(name, districts_of(governorate))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use super::arabic::fold;
+use super::arabic::{fold, is_among};
 use crate::synth::vocab::places::PLACES;
 
 /// The words a unit's name opens with.
@@ -41,8 +41,7 @@ pub fn places() -> &'static [&'static str] {
 /// Whether `place` names a listed unit, in any spelling of hamza, final yaa and taa
 /// marbuta.
 pub fn is_listed(place: &str) -> bool {
-    let folded = fold(place);
-    places().iter().any(|listed| fold(listed) == folded)
+    is_among(place, places().iter().copied())
 }
 
 #[cfg(test)]

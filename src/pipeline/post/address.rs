@@ -11,7 +11,7 @@
 
 use super::text::{self, levenshtein};
 use super::{Checked, Readings};
-use crate::domain::arabic::fold;
+use crate::domain::arabic::{fold, is_among};
 use crate::domain::governorate::GOVERNORATES;
 use crate::domain::{Governorate, districts, governorate_in_address, lexicon};
 
@@ -139,8 +139,7 @@ pub fn with_listed_place<I: Iterator<Item = &'static str>>(
         return checked;
     };
     let name = &checked.text[start..start + len];
-    let folded = fold(name);
-    if name.is_empty() || listed().any(|place| fold(place) == folded) {
+    if name.is_empty() || is_among(name, listed()) {
         return checked;
     }
     match nearest_listed(listed(), name) {
