@@ -11,7 +11,7 @@
 use image::RgbImage;
 use imageproc::point::Point as PixelPoint;
 
-use super::{LocateConfig, fit_line, quad_from_sides, score_shape};
+use super::{LocateConfig, fit_line, outward_normal, quad_from_sides, score_shape};
 use crate::pipeline::warp::{Point, Quad};
 
 /// Width of the border strips the surface is read from, as a share of the short side.
@@ -40,6 +40,16 @@ const SIDE_FIT_SPAN: (f32, f32) = (0.15, 0.85);
 const SIDE_FIT_REACH: f32 = 10.0;
 /// Fewest boundary points a side is refitted from.
 const MIN_SIDE_FIT_POINTS: usize = 8;
+/// Points of a side sampled for the candidate lines of [`outermost_line`].
+const OUTERMOST_SAMPLES: usize = 40;
+/// Farthest a boundary point lies from a line to be on it, in working pixels.
+const OUTERMOST_ON: f32 = 1.0;
+/// Nearest a boundary point lies beyond a line to count against it.
+const OUTERMOST_BEYOND: f32 = 2.0;
+/// Points on a line that one point beyond it outweighs. At 3, the surface that
+/// uneven light lifts beside a card in a photo pulled sides outward; 1 keeps
+/// a page's edge over the print inside it (tuning scans and photos).
+const OUTERMOST_BEYOND_COST: i32 = 1;
 /// Raises of the foreground threshold over the first (see [`surface_region`]).
 const THRESHOLD_STEPS: [i32; 4] = [0, 10, 20, 35];
 /// Surface noise up to which the surface is a scanner's: a region found on it is
@@ -56,7 +66,7 @@ pub(super) struct SurfaceRegion {
 impl SurfaceRegion {
     /// On a scanner's glass, or a surface as plain.
     pub fn on_scanner_surface(&self) -> bool {
-        self.surface_noise <= SCANNER_SURFACE_NOISE
+        is_scanner_noise(self.surface_noise)
     }
 }
 
@@ -76,7 +86,7 @@ pub(super) fn surface_region(image: &RgbImage, config: &LocateConfig) -> Option<
             // A stricter threshold only leaves fewer pixels.
             return None;
         }
-        if let Some(quad) = document_quad(&foreground, &grown, config) {
+        if let Some(quad) = document_quad(&foreground, &grown, surface.is_scanners(), config) {
             return Some(SurfaceRegion {
                 quad,
                 surface_noise: surface.noise,
@@ -87,10 +97,12 @@ pub(super) fn surface_region(image: &RgbImage, config: &LocateConfig) -> Option<
 }
 
 /// The outline of the first of the largest regions of `grown` (`foreground`
-/// dilated) that is four-sided and has a document's shape.
+/// dilated) that is four-sided and has a document's shape; `scanner` as in
+/// [`fit_to_boundary`].
 fn document_quad(
     foreground: &Foreground,
     grown: &Foreground,
+    scanner: bool,
     config: &LocateConfig,
 ) -> Option<Quad> {
     let (w, h) = (foreground.width, foreground.height);
@@ -117,12 +129,17 @@ fn document_quad(
             foreground.cover(quad.corners[i], quad.corners[(i + 1) % 4]) >= MIN_SIDE_COVER
         });
         if covered {
-            let fitted = fit_to_boundary(quad, &region.boundary);
+            let fitted = fit_to_boundary(quad, &region.boundary, scanner);
             let fitted_ok = score_shape(&fitted, w as f32, h as f32, config).is_some();
             return Some(if fitted_ok { fitted } else { quad });
         }
     }
     None
+}
+
+/// Whether a surface this plain is a scanner's (see [`SCANNER_SURFACE_NOISE`]).
+fn is_scanner_noise(noise: i32) -> bool {
+    noise <= SCANNER_SURFACE_NOISE
 }
 
 /// Each pixel's distance from the surface colour (largest channel difference).
@@ -193,6 +210,10 @@ impl SurfaceDistance {
             distance,
             noise,
         })
+    }
+
+    fn is_scanners(&self) -> bool {
+        is_scanner_noise(self.noise)
     }
 
     /// The first threshold tried: just above the surface's spread.
@@ -345,7 +366,12 @@ struct Region {
 /// its corners on a card's rounded corners, so its sides run a few pixels inside
 /// the card's; the fitted sides lie on the card's edges and meet where its square
 /// corners would be. A side with too few points keeps its place.
-fn fit_to_boundary(quad: Quad, boundary: &[PixelPoint<i32>]) -> Quad {
+///
+/// On a scanner each side is the [`outermost_line`] of its points: nothing beside
+/// the page stands out from the lid, so whatever lies beyond a line is page. On a
+/// photo's table, uneven light lifts patches of the surface beside the card into
+/// the region, and a least-squares line through all points holds best.
+fn fit_to_boundary(quad: Quad, boundary: &[PixelPoint<i32>], scanner: bool) -> Quad {
     let c = quad.corners;
     let sides: Vec<(Point, Point)> = (0..4)
         .map(|i| {
@@ -363,15 +389,65 @@ fn fit_to_boundary(quad: Quad, boundary: &[PixelPoint<i32>]) -> Quad {
                         && across.abs() <= SIDE_FIT_REACH
                 })
                 .collect();
-            match fit_line(&near) {
-                Some((centre, (dx, dy))) if near.len() >= MIN_SIDE_FIT_POINTS => {
-                    (centre, Point::new(centre.x + dx, centre.y + dy))
-                }
-                _ => (a, b),
+            let fitted = if scanner {
+                outward_normal(a, b, quad.centroid())
+                    .and_then(|outward| outermost_line(&near, outward))
+            } else {
+                Some(&near)
+                    .filter(|near| near.len() >= MIN_SIDE_FIT_POINTS)
+                    .and_then(|near| fit_line(near))
+            };
+            match fitted {
+                Some((centre, (dx, dy))) => (centre, Point::new(centre.x + dx, centre.y + dy)),
+                None => (a, b),
             }
         })
         .collect();
     quad_from_sides(&sides, quad, f32::INFINITY)
+}
+
+/// The line through `points` that most of them lie on with few beyond it
+/// (towards `outward`), refitted to those on it; `None` with too few on any line.
+/// Where a pale page fades into the surface along part of a side, the region's
+/// boundary there follows the print inside it (a text line's foot): a fit through
+/// all points would tilt the side, and a line along the print would leave the
+/// page's own edge, further out, beyond it.
+fn outermost_line(points: &[Point], outward: (f32, f32)) -> Option<(Point, (f32, f32))> {
+    let step = (points.len() / OUTERMOST_SAMPLES).max(1);
+    let sampled: Vec<Point> = points.iter().copied().step_by(step).collect();
+    let mut best: Option<(i32, Vec<Point>)> = None;
+    for (i, &p) in sampled.iter().enumerate() {
+        for &q in &sampled[i + 1..] {
+            let length = p.distance(q);
+            if length < 1.0 {
+                continue;
+            }
+            // The unit normal of p → q on the outward side.
+            let (mut nx, mut ny) = ((q.y - p.y) / length, (p.x - q.x) / length);
+            if nx * outward.0 + ny * outward.1 < 0.0 {
+                (nx, ny) = (-nx, -ny);
+            }
+            let offset = |r: &Point| (r.x - p.x) * nx + (r.y - p.y) * ny;
+            let on: Vec<Point> = points
+                .iter()
+                .copied()
+                .filter(|r| offset(r).abs() <= OUTERMOST_ON)
+                .collect();
+            let beyond = points
+                .iter()
+                .filter(|r| offset(r) > OUTERMOST_BEYOND)
+                .count();
+            let score = on.len() as i32 - OUTERMOST_BEYOND_COST * beyond as i32;
+            if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                best = Some((score, on));
+            }
+        }
+    }
+    let (_, on) = best?;
+    if on.len() < MIN_SIDE_FIT_POINTS {
+        return None;
+    }
+    fit_line(&on)
 }
 
 fn polygon_area(points: &[PixelPoint<i32>]) -> f32 {
@@ -487,6 +563,38 @@ mod tests {
                 .fold(f32::INFINITY, f32::min);
             assert!(nearest < 4.0, "corner {corner:?} missed: {quad:?}");
         }
+    }
+
+    #[test]
+    fn a_page_fading_into_the_lid_keeps_its_edge_beyond_the_print_inside() {
+        // A passport page a shade off the lid, which it matches in its lower
+        // left quarter; a dark text line runs inside its bottom edge there. The
+        // region's boundary follows the text's foot along half the bottom side.
+        let truth = [
+            Point::new(60.0, 50.0),
+            Point::new(420.0, 58.0),
+            Point::new(416.0, 300.0),
+            Point::new(56.0, 292.0),
+        ];
+        let inside = |x: f32, y: f32| {
+            (0..4).all(|i| {
+                let (a, b) = (truth[i], truth[(i + 1) % 4]);
+                (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x) >= 0.0
+            })
+        };
+        let image = RgbImage::from_fn(480, 340, |x, y| {
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            if !inside(fx, fy) {
+                Rgb([226, 226, 226])
+            } else if (80.0..250.0).contains(&fx) && (270.0..280.0).contains(&fy) {
+                Rgb([60, 60, 60])
+            } else if fx < 250.0 && fy > 180.0 {
+                Rgb([229, 228, 225])
+            } else {
+                Rgb([242, 234, 226])
+            }
+        });
+        assert_region_outline(&image, truth);
     }
 
     #[test]
