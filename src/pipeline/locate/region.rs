@@ -518,19 +518,15 @@ mod tests {
             Point::new(395.0, 270.0),
             Point::new(75.0, 262.0),
         ];
-        let inside = |x: f32, y: f32| {
-            (0..4).all(|i| {
-                let (a, b) = (truth[i], truth[(i + 1) % 4]);
-                (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x) >= 0.0
-            })
-        };
+        let page = Quad { corners: truth };
+        let inside = page.within(0.0);
         let image = RgbImage::from_fn(w, h, |x, y| {
             let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
             if x < 12 {
                 // The lid's shadow.
                 return Rgb([170, 170, 168]);
             }
-            if inside(fx, fy) {
+            if inside(Point::new(fx, fy)) {
                 // Speckled print: every third pixel of a diagonal pattern differs.
                 if (x + 2 * y) % 3 == 0 {
                     Rgb([236, 232, 214])
@@ -576,15 +572,11 @@ mod tests {
             Point::new(416.0, 300.0),
             Point::new(56.0, 292.0),
         ];
-        let inside = |x: f32, y: f32| {
-            (0..4).all(|i| {
-                let (a, b) = (truth[i], truth[(i + 1) % 4]);
-                (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x) >= 0.0
-            })
-        };
+        let page = Quad { corners: truth };
+        let inside = page.within(0.0);
         let image = RgbImage::from_fn(480, 340, |x, y| {
             let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
-            if !inside(fx, fy) {
+            if !inside(Point::new(fx, fy)) {
                 Rgb([226, 226, 226])
             } else if (80.0..250.0).contains(&fx) && (270.0..280.0).contains(&fy) {
                 Rgb([60, 60, 60])
