@@ -21,6 +21,7 @@ use super::warp::{Point, Quad};
 
 mod printed_block;
 mod region;
+mod shadow;
 mod three_sided;
 
 use region::surface_region;
@@ -177,7 +178,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
                     .corners
                     .map(|p| Point::new((p.x + 0.5) * fx, (p.y + 0.5) * fy)),
             };
-            let quad = fit_sides(image, quad, 4.0 * fx.max(fy));
+            let quad = shadow::off_shadows(image, fit_sides(image, quad, 4.0 * fx.max(fy)));
             Located {
                 quad: landscape(quad),
                 method,
@@ -202,22 +203,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
 /// points (twice, dropping outliers). Corners are where fitted lines cross. A side
 /// with too few edge points keeps its line.
 fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
-    let (w, h) = (image.width() as i32, image.height() as i32);
-    let px = image.as_raw();
-    // Bilinear in continuous coordinates: pixel centres sit at integer + 0.5.
-    let sample = |x: f32, y: f32, channel: usize| -> Option<f32> {
-        let (x, y) = (x - 0.5, y - 0.5);
-        let (xi, yi) = (x.floor() as i32, y.floor() as i32);
-        if xi < 0 || yi < 0 || xi + 1 >= w || yi + 1 >= h {
-            return None;
-        }
-        let (fx, fy) = (x - xi as f32, y - yi as f32);
-        let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize * 3 + channel]);
-        Some(
-            (at(xi, yi) * (1.0 - fx) + at(xi + 1, yi) * fx) * (1.0 - fy)
-                + (at(xi, yi + 1) * (1.0 - fx) + at(xi + 1, yi + 1) * fx) * fy,
-        )
-    };
+    let sample = |x: f32, y: f32, channel: usize| bilinear(image, x, y, channel);
     let c = quad.corners;
     let mut lines: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
     let steps = reach.ceil() as i32;
@@ -311,27 +297,80 @@ fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
         if points.len() < count * 2 / 5 {
             continue;
         }
-        let mut fitted = fit_line(&points);
-        for _ in 0..2 {
-            let Some((centre, (dx, dy))) = fitted else {
-                break;
-            };
-            let residual = |p: &Point| ((p.x - centre.x) * -dy + (p.y - centre.y) * dx).abs();
-            let kept: Vec<Point> = points
-                .iter()
-                .copied()
-                .filter(|p| residual(p) <= 1.5)
-                .collect();
-            if kept.len() < count / 3 {
-                break;
-            }
-            fitted = fit_line(&kept);
-        }
-        if let Some((centre, (dx, dy))) = fitted {
-            *line = (centre, Point::new(centre.x + dx, centre.y + dy));
+        if let Some(fitted) = fit_line_trimmed(&points, 1.5, count / 3, 2) {
+            *line = fitted.line();
         }
     }
     quad_from_sides(&lines, quad, 3.0 * reach)
+}
+
+/// Channel `channel` of `image` at continuous coordinates (pixel centres at
+/// +0.5), bilinear; `None` off the image.
+fn bilinear(image: &RgbImage, x: f32, y: f32, channel: usize) -> Option<f32> {
+    let (w, h) = (image.width() as i32, image.height() as i32);
+    let (x, y) = (x - 0.5, y - 0.5);
+    let (xi, yi) = (x.floor() as i32, y.floor() as i32);
+    if xi < 0 || yi < 0 || xi + 1 >= w || yi + 1 >= h {
+        return None;
+    }
+    let (fx, fy) = (x - xi as f32, y - yi as f32);
+    let px = image.as_raw();
+    let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize * 3 + channel]);
+    Some(
+        (at(xi, yi) * (1.0 - fx) + at(xi + 1, yi) * fx) * (1.0 - fy)
+            + (at(xi, yi + 1) * (1.0 - fx) + at(xi + 1, yi + 1) * fx) * fy,
+    )
+}
+
+/// A line fitted to points, and how many of them lie on it.
+#[derive(Debug, Clone, Copy)]
+struct FittedLine {
+    centre: Point,
+    direction: (f32, f32),
+    /// Points within the fit's residual bound of the line.
+    support: usize,
+}
+
+impl FittedLine {
+    /// Two points on the line.
+    fn line(&self) -> (Point, Point) {
+        let (dx, dy) = self.direction;
+        (
+            self.centre,
+            Point::new(self.centre.x + dx, self.centre.y + dy),
+        )
+    }
+}
+
+/// [`fit_line`] through `points`, refitted up to `rounds` times to the points
+/// within `max_residual` of the last fit while at least `min_kept` remain (outliers
+/// dropped); the last fit made.
+fn fit_line_trimmed(
+    points: &[Point],
+    max_residual: f32,
+    min_kept: usize,
+    rounds: usize,
+) -> Option<FittedLine> {
+    let near = |(c, (dx, dy)): (Point, (f32, f32))| {
+        points
+            .iter()
+            .copied()
+            .filter(move |p| ((p.x - c.x) * -dy + (p.y - c.y) * dx).abs() <= max_residual)
+    };
+    let mut fitted = fit_line(points)?;
+    for _ in 0..rounds {
+        let kept: Vec<Point> = near(fitted).collect();
+        if kept.len() < min_kept {
+            break;
+        }
+        fitted = fit_line(&kept)?;
+    }
+    let (centre, direction) = fitted;
+    Some(FittedLine {
+        centre,
+        direction,
+        support: near(fitted).count(),
+    })
 }
 
 /// Total-least-squares line through points: centroid and unit direction.
