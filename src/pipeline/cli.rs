@@ -106,11 +106,13 @@ pub fn run_extract(args: ExtractArgs) -> anyhow::Result<()> {
             "confidence": extraction.confidence,
             "field_confidence": extraction.field_confidence,
             "low_confidence_fields": extraction.low_confidence_fields,
+            "sharpness": trace.sharpness,
             "timings_ms": timings,
             "total_ms": total,
         }),
         Err(err) => serde_json::json!({
             "error": { "reason": err.reason(), "message": err.to_string() },
+            "sharpness": trace.sharpness,
             "timings_ms": timings,
             "total_ms": total,
         }),
