@@ -28,7 +28,11 @@ fn classifier() -> Classifier {
 }
 
 fn image_of(record: &TruthRecord) -> RgbImage {
-    let bytes = std::fs::read(fixtures().join(&record.file)).unwrap();
+    fixture_image(&record.file)
+}
+
+fn fixture_image(file: &str) -> RgbImage {
+    let bytes = std::fs::read(fixtures().join(file)).unwrap();
     decode(&bytes, &DecodeLimits::default()).unwrap().image
 }
 
@@ -184,12 +188,7 @@ fn sharpness_is_judged_at_the_uploads_resolution() {
         classifier(),
         std::sync::Arc::new(NoText),
     );
-    let records = read_truth(&fixtures()).unwrap();
-    let record = records
-        .iter()
-        .find(|r| r.file == "nid-back-scan.jpg")
-        .expect("the NID back scan fixture");
-    let image = image_of(record);
+    let image = fixture_image("nid-back-scan.jpg");
     // A 150 dpi scan with soft optics: the card, about 500 px wide, is warped up 2x.
     let coarse = imageops::blur(
         &imageops::resize(
@@ -221,12 +220,7 @@ fn a_soft_photo_is_read_and_only_a_featureless_one_refused() {
         classifier(),
         std::sync::Arc::new(NoText),
     );
-    let records = read_truth(&fixtures()).unwrap();
-    let record = records
-        .iter()
-        .find(|r| r.file == "nid-front-photo.jpg")
-        .expect("the NID front photo fixture");
-    let image = image_of(record);
+    let image = fixture_image("nid-front-photo.jpg");
     let (read, trace) = pipeline.run(&png_bytes(&imageops::blur(&image, 2.0)), None);
     assert!(read.is_ok(), "{:?} at {:?}", read.err(), trace.sharpness);
     let (refused, trace) = pipeline.run(&png_bytes(&imageops::blur(&image, 4.0)), None);

@@ -72,7 +72,7 @@ pub enum LoadError {
     )]
     Missing { path: PathBuf },
     #[error(
-        "hub repository {repo} has no {file} in the local cache {cache} (nothing is downloaded; fetch it beforehand)"
+        "hub repository {repo} has no {file} in the local cache {cache} (nothing is downloaded; fetch it beforehand). A bare `owner/name` that is no folder from here is taken for a hub id: run from the repository root or give the model folder's full path"
     )]
     NotInHubCache {
         repo: String,
