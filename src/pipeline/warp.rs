@@ -17,6 +17,11 @@ impl Point {
     pub fn distance(self, other: Point) -> f32 {
         (self.x - other.x).hypot(self.y - other.y)
     }
+
+    /// Halfway between `self` and `other`.
+    pub fn midpoint(self, other: Point) -> Point {
+        Point::new((self.x + other.x) / 2.0, (self.y + other.y) / 2.0)
+    }
 }
 
 /// A document outline: corners in the document's own reading order, top-left,

@@ -203,7 +203,6 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
 /// points (twice, dropping outliers). Corners are where fitted lines cross. A side
 /// with too few edge points keeps its line.
 fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
-    let sample = |x: f32, y: f32, channel: usize| bilinear(image, x, y, channel);
     let c = quad.corners;
     let mut lines: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
     let steps = reach.ceil() as i32;
@@ -220,7 +219,8 @@ fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
             let mut sum = 0.0;
             for along in [-1.5f32, 0.0, 1.5] {
                 let (x, y) = (p.x + tx * along + nx * o, p.y + ty * along + ny * o);
-                sum += sample(x + nx, y + ny, channel)? - sample(x - nx, y - ny, channel)?;
+                sum += bilinear(image, x + nx, y + ny, channel)?
+                    - bilinear(image, x - nx, y - ny, channel)?;
             }
             Some(sum / 6.0)
         };
@@ -464,7 +464,7 @@ fn outward_normal(a: Point, b: Point, centre: Point) -> Option<(f32, f32)> {
         return None;
     }
     let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
-    let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+    let mid = a.midpoint(b);
     Some(if (mid.x - centre.x) * nx + (mid.y - centre.y) * ny < 0.0 {
         (-nx, -ny)
     } else {
@@ -558,7 +558,7 @@ fn grow_side(
     let len = a.distance(b).max(1.0);
     let centroid = quad.centroid();
     let outward = outward_normal(a, b, centroid)?;
-    let mid = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+    let mid = a.midpoint(b);
     let depth = 2.0 * ((mid.x - centroid.x) * outward.0 + (mid.y - centroid.y) * outward.1).abs();
     let reach = 0.3 * depth;
     let tilt = 0.05 * len;

@@ -52,8 +52,7 @@ fn card_edge_inside(
     centre: Point,
 ) -> Option<(Point, Point)> {
     let (nx, ny) = outward_normal(a, b, centre)?;
-    let mid = |p: Point, q: Point| Point::new((p.x + q.x) / 2.0, (p.y + q.y) / 2.0);
-    let (m, opposite) = (mid(a, b), mid(c, d));
+    let (m, opposite) = (a.midpoint(b), c.midpoint(d));
     let depth = (m.x - opposite.x) * nx + (m.y - opposite.y) * ny;
     let reach = (MAX_BAND * depth).round() as i32;
     if reach < 4 {
