@@ -310,6 +310,7 @@ mod tests {
                 char_probs: Vec::new(),
                 log_prob: 0.8f32.ln(),
                 confidence: 0.8,
+                rivals: Vec::new(),
             });
             reading
         };

@@ -79,7 +79,21 @@ pub struct Hypothesis {
     /// Probability that the transcript is right, in 0..=1: `exp(log_prob)`, or the
     /// model's [`Calibration`] of it.
     pub confidence: f32,
+    /// Per character of `text`, the characters the decoder weighed next most likely
+    /// there.
+    #[serde(skip)]
+    pub rivals: Vec<Rivals>,
 }
+
+/// How many runner-up characters each position of a transcript keeps.
+const RIVALS: usize = 2;
+
+/// The runner-up characters at one position of a transcript, most likely first,
+/// each with its probability relative to the character read there (at most 1 for
+/// greedy decoding; a beam hypothesis may have kept a less likely character): what a
+/// hypothesis differing only there would be worth against the one read, as the
+/// decoder saw that step. A field's rules (the national ID's check digit) try them.
+pub type Rivals = Vec<(char, f32)>;
 
 impl Hypothesis {
     fn calibrate(&mut self, calibration: &Calibration) {
@@ -103,21 +117,12 @@ pub struct Reading {
     pub alternatives: Vec<Hypothesis>,
     /// The CTC head's reading of the same crop: an independent second opinion.
     pub ctc_text: String,
+    /// Per character of `text`, its [`Rivals`].
+    #[serde(skip)]
+    pub rivals: Vec<Rivals>,
 }
 
 impl Reading {
-    /// Every transcript with its probability, best first: the reading itself, then
-    /// the beam alternatives.
-    pub fn candidates(&self) -> Vec<(String, f32)> {
-        std::iter::once((self.text.clone(), self.confidence))
-            .chain(
-                self.alternatives
-                    .iter()
-                    .map(|h| (h.text.clone(), h.confidence)),
-            )
-            .collect()
-    }
-
     /// Replaces the raw probabilities of the reading and its alternatives by
     /// `calibration`'s.
     pub fn calibrate(&mut self, calibration: &Calibration) {
@@ -138,6 +143,7 @@ impl Reading {
             log_prob: confidence.ln(),
             alternatives: Vec::new(),
             ctc_text: String::new(),
+            rivals: vec![Vec::new(); chars],
         }
     }
 
@@ -149,6 +155,7 @@ impl Reading {
             char_probs: best.char_probs,
             alternatives,
             ctc_text,
+            rivals: best.rivals,
         }
     }
 }
@@ -158,16 +165,47 @@ impl Reading {
 struct Partial {
     tokens: Vec<u32>,
     probs: Vec<f32>,
+    /// Per token, its runner-up tokens and their probabilities relative to it (zero
+    /// where the row had fewer).
+    rivals: Vec<[(u32, f32); RIVALS]>,
     log_prob: f32,
 }
 
 impl Partial {
+    /// Appends `token`, chosen from the step's log-probabilities `row`; the
+    /// transcript's score is the caller's to update.
+    fn push(&mut self, token: u32, row: &[f32]) {
+        let chosen = row[token as usize];
+        let mut rivals = [(EOS, 0.0); RIVALS];
+        let others = top_k(row, RIVALS + 1)
+            .into_iter()
+            .filter(|&(t, _)| t != token);
+        for (slot, (t, lp)) in rivals.iter_mut().zip(others) {
+            *slot = (t, (lp - chosen).exp());
+        }
+        self.tokens.push(token);
+        self.probs.push(chosen.exp());
+        self.rivals.push(rivals);
+    }
+
     fn finish(self, vocab: &Vocab) -> Hypothesis {
+        let rivals = self
+            .rivals
+            .iter()
+            .map(|position| {
+                position
+                    .iter()
+                    .filter(|&&(_, p)| p > 0.0)
+                    .filter_map(|&(t, p)| Some((vocab.char_of(t)?, p)))
+                    .collect()
+            })
+            .collect();
         Hypothesis {
             text: vocab.decode(&self.tokens),
             char_probs: self.probs,
             log_prob: self.log_prob,
             confidence: self.log_prob.exp(),
+            rivals,
         }
     }
 }
@@ -301,23 +339,13 @@ fn rescore(
         let logits = model.decoder.forward(&input, &mem, &mask, model.kernels)?;
         let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec3::<f32>()?;
         for (r, &i) in missing.iter().enumerate() {
-            let tokens = ctc[i].logical.clone();
-            let probs: Vec<f32> = tokens
-                .iter()
-                .enumerate()
-                .map(|(t, &k)| logp[r][t][k as usize].exp())
-                .collect();
-            let log_prob = tokens
-                .iter()
-                .enumerate()
-                .map(|(t, &k)| logp[r][t][k as usize])
-                .sum::<f32>()
-                + logp[r][tokens.len()][EOS as usize];
-            hyps[i].push(Partial {
-                tokens,
-                probs,
-                log_prob,
-            });
+            let mut forced = Partial::default();
+            for (t, &k) in ctc[i].logical.iter().enumerate() {
+                forced.push(k, &logp[r][t]);
+                forced.log_prob += logp[r][t][k as usize];
+            }
+            forced.log_prob += logp[r][forced.tokens.len()][EOS as usize];
+            hyps[i].push(forced);
         }
     }
     for (i, ranked) in hyps.iter_mut().enumerate() {
@@ -367,8 +395,7 @@ fn greedy(
             if token == EOS {
                 continue;
             }
-            p.tokens.push(token);
-            p.probs.push(lp.exp());
+            p.push(token, &logp[row]);
             keep.push(row as u32);
             next.push(token);
         }
@@ -452,29 +479,24 @@ fn beam(
         while start < live.len() {
             let item = live[start].0;
             let end = start + live[start..].iter().take_while(|(i, _)| *i == item).count();
-            // Candidate extensions of this crop's hypotheses: (score, row, token, lp).
-            let mut candidates: Vec<(f32, usize, u32, f32)> = Vec::new();
+            // Candidate extensions of this crop's hypotheses: (score, row, token).
+            let mut candidates: Vec<(f32, usize, u32)> = Vec::new();
             for (row, (_, p)) in live.iter().enumerate().take(end).skip(start) {
                 let options = if forced_end {
                     vec![(EOS, logp[row][EOS as usize])]
                 } else {
                     top_k(&logp[row], width)
                 };
-                candidates.extend(
-                    options
-                        .into_iter()
-                        .map(|(t, lp)| (p.log_prob + lp, row, t, lp)),
-                );
+                candidates.extend(options.into_iter().map(|(t, lp)| (p.log_prob + lp, row, t)));
             }
             candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
-            for (score, row, token, lp) in candidates.into_iter().take(width) {
+            for (score, row, token) in candidates.into_iter().take(width) {
                 let mut p = live[row].1.clone();
                 p.log_prob = score;
                 if token == EOS {
                     finished[item].push(p);
                 } else {
-                    p.tokens.push(token);
-                    p.probs.push(lp.exp());
+                    p.push(token, &logp[row]);
                     next_live.push((item, p));
                     rows.push(row as u32);
                 }
@@ -681,6 +703,37 @@ mod tests {
                 assert!(alt.log_prob <= last + 1e-5);
                 assert_ne!(alt.text, b.text);
                 last = alt.log_prob;
+            }
+        }
+    }
+
+    #[test]
+    fn every_character_read_carries_its_likeliest_rivals() {
+        let (_, model, vocab) = models();
+        let inputs = inputs(&model);
+        let batch = batch_of(&inputs, &model);
+        let greedy = decode(&model, &vocab, &batch, DecodeOptions::greedy()).unwrap();
+        assert!(
+            greedy
+                .iter()
+                .any(|r| r.rivals.iter().any(|p| !p.is_empty()))
+        );
+        for reading in greedy {
+            assert_eq!(reading.rivals.len(), reading.text.chars().count());
+            for (read, rivals) in reading.text.chars().zip(&reading.rivals) {
+                assert!(rivals.len() <= RIVALS);
+                let mut last = 1.0;
+                for &(rival, relative) in rivals {
+                    assert_ne!(rival, read);
+                    // Greedy reads the likeliest character, and rivals come in order.
+                    assert!(relative > 0.0 && relative <= last, "{rivals:?}");
+                    last = relative;
+                }
+            }
+        }
+        for reading in decode(&model, &vocab, &batch, DecodeOptions::beam(3)).unwrap() {
+            for h in &reading.alternatives {
+                assert_eq!(h.rivals.len(), h.text.chars().count());
             }
         }
     }

@@ -25,7 +25,7 @@ pub mod vocab;
 pub use batcher::{Batcher, BatcherConfig, BatcherHandle, LineReader, RecognizerReader};
 pub use calibration::Calibration;
 pub use config::ModelConfig;
-pub use decode::{DecodeOptions, Hypothesis, Reading};
+pub use decode::{DecodeOptions, Hypothesis, Reading, Rivals};
 pub use device::{ComputeDevice, DEVICE_ENV, DeviceError};
 pub use reader::{DEFAULT_MODEL_DIR, LoadError, ModelSource, RecognizeError, Recognizer};
 pub use vocab::Vocab;

@@ -4,14 +4,14 @@
 //! digit ([`NationalId::parse`]). Among valid readings, one that agrees with what
 //! else the card prints (birth date, gender) is preferred, then any valid one. When
 //! no hypothesis is valid, the hypotheses vote digit by digit for a valid number
-//! ([`consensus`]); failing that, single-digit repairs along the known Arabic-Indic
-//! confusions (٣/٢, ٥/٠, ٧/٨) are tried, and taken only when exactly one repair is
-//! valid and agrees.
+//! ([`consensus`]); failing that, a hypothesis with one digit replaced by the
+//! recognizer's runner-up there, when one such number is valid, agrees and is clearly
+//! the likeliest ([`rival_substitution`]).
 
 use chrono::NaiveDate;
 
 use super::text::FAILED_RULE;
-use super::{Checked, Readings};
+use super::{Candidate, Checked, RIVAL_MARGIN, Readings, clearly_likeliest, keep_best};
 use crate::domain::digits::to_ascii_digits;
 use crate::domain::{Gender, NationalId};
 
@@ -28,9 +28,6 @@ impl Expect {
             && self.gender.is_none_or(|g| g == id.gender())
     }
 }
-
-/// Digit pairs the recognizer confuses, both ways.
-const CONFUSIONS: [(u8, u8); 3] = [(2, 3), (0, 5), (7, 8)];
 
 /// How the number is printed on the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,13 +94,7 @@ pub fn national_id(
     if let Some((id, confidence)) = consensus(&digit_strings, expect) {
         return Some((Checked::new(print(&id, digits), confidence * 0.7), Some(id)));
     }
-    if let Some((id, confidence)) = repair(
-        candidates
-            .iter()
-            .take(3)
-            .map(|c| (ascii(&c.text), c.confidence)),
-        expect,
-    ) {
+    if let Some((id, confidence)) = rival_substitution(candidates, expect) {
         return Some((Checked::new(print(&id, digits), confidence * 0.7), Some(id)));
     }
     let text = match digits {
@@ -176,46 +167,27 @@ fn consensus(hypotheses: &[(Vec<u8>, f32)], expect: Expect) -> Option<(NationalI
     Some((id, *confidence))
 }
 
-/// The one valid, agreeing number one confusion away from the hypotheses.
-fn repair(
-    hypotheses: impl Iterator<Item = (String, f32)>,
-    expect: Expect,
-) -> Option<(NationalId, f32)> {
-    let mut found: Option<(NationalId, f32)> = None;
-    for (text, confidence) in hypotheses {
-        let Some(digits) = fourteen_digits(&text) else {
-            continue;
-        };
-        for position in 0..14 {
-            for &(a, b) in &CONFUSIONS {
-                let replacement = match digits[position] {
-                    d if d == a => b,
-                    d if d == b => a,
-                    _ => continue,
-                };
-                let mut repaired = digits.clone();
-                repaired[position] = replacement;
-                let text: String = repaired.iter().map(|d| char::from(b'0' + d)).collect();
-                let Ok(id) = NationalId::parse(&text) else {
-                    continue;
-                };
-                if !expect.agrees(&id) {
-                    continue;
-                }
-                match found {
-                    Some((other, _)) if other != id => return None,
-                    Some(_) => {}
-                    None => found = Some((id, confidence)),
-                }
-            }
+/// The valid, agreeing number one runner-up digit away from a hypothesis
+/// ([`Candidate::one_rival_away`]), when it is clearly the likeliest such number,
+/// with its worth as confidence.
+fn rival_substitution(candidates: &[Candidate], expect: Expect) -> Option<(NationalId, f32)> {
+    let mut found = Vec::new();
+    for variant in candidates.iter().flat_map(Candidate::one_rival_away) {
+        if let Some(id) = NationalId::parse(&variant.text)
+            .ok()
+            .filter(|id| expect.agrees(id))
+        {
+            keep_best(&mut found, id, variant.confidence);
         }
     }
-    found
+    clearly_likeliest(found, RIVAL_MARGIN)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::post::LineReading;
+    use crate::pipeline::post::test_support::with_rivals;
 
     fn readings(texts: &[(&str, f32)]) -> Readings {
         crate::pipeline::post::test_support::hypotheses("national_id", texts)
@@ -263,18 +235,58 @@ mod tests {
         assert_eq!(checked.text, VALID);
     }
 
+    fn reading_of(candidates: Vec<Candidate>) -> Readings {
+        Readings::from([("national_id".to_owned(), LineReading { candidates })])
+    }
+
     #[test]
-    fn repairs_a_single_confused_digit() {
-        // ٥ read as ٠ in position 13 (check digit 9 stays): 3031224020180 9.
-        let r = readings(&[("30312240201809", 0.9)]);
+    fn takes_the_runner_up_digit_that_makes_the_number_valid() {
+        // ٥ read as ٠ at position 12 (3031224020180 9); the decoder's runner-ups there
+        // are ٥, which makes it valid, and ٨, which does not; a rival ٧ for the
+        // century breaks the rules.
+        let read = "٣٠٣١٢٢٤٠٢٠١٨٠٩";
+        assert!(NationalId::parse(read).is_err());
+        let r = reading_of(vec![with_rivals(
+            read,
+            0.9,
+            &[(12, '٥', 0.3), (12, '٨', 0.2), (0, '٧', 0.5)],
+        )]);
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
+        assert_eq!(id.unwrap().ascii(), VALID);
+        assert_eq!(checked.text, "٣٠٣١٢٢٤٠٢٠١٨٥٩");
+        assert!(checked.confidence < 0.9 * 0.3, "{checked:?}");
+        // A rival at odds with the printed birth date is not taken.
         let expect = Expect {
-            birth: NaiveDate::from_ymd_opt(2003, 12, 24),
-            gender: Some(Gender::Male),
+            birth: NaiveDate::from_ymd_opt(2003, 12, 25),
+            gender: None,
         };
-        let (checked, id) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
-        assert_eq!(checked.text, VALID, "{checked:?}");
-        assert!(id.is_some());
-        assert!(checked.confidence < 0.9);
+        let (_, id) = national_id(&r, "national_id", Digits::ArabicIndic, expect).unwrap();
+        assert!(id.is_none());
+    }
+
+    #[test]
+    fn leaves_a_number_two_rivals_make_valid_about_as_likely() {
+        // Position 12 as 5 (valid) or the check digit as 8 (valid too), weighed
+        // about alike: neither is taken.
+        let read = "30312240201809";
+        assert!(NationalId::parse("30312240201808").is_ok());
+        let r = reading_of(vec![with_rivals(
+            read,
+            0.9,
+            &[(12, '5', 0.30), (13, '8', 0.28)],
+        )]);
+        let (checked, id) =
+            national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+        assert!(id.is_none(), "{checked:?}");
+        // Clearly ahead, the likelier one is taken.
+        let r = reading_of(vec![with_rivals(
+            read,
+            0.9,
+            &[(12, '5', 0.30), (13, '8', 0.1)],
+        )]);
+        let (_, id) = national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
+        assert_eq!(id.unwrap().ascii(), VALID);
     }
 
     #[test]

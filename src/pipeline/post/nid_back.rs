@@ -9,7 +9,7 @@ use chrono::Datelike;
 use super::driver_licence::NATIONALITIES;
 use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
-use super::{Checked, CheckedFields, Readings};
+use super::{Checked, CheckedFields, RIVAL_MARGIN, Readings, clearly_likeliest};
 use crate::domain::Gender;
 use crate::domain::arabic::{fold, is_arabic_word};
 use crate::domain::date::PrintedDate;
@@ -109,29 +109,81 @@ pub fn check(readings: &Readings) -> CheckedFields {
     if let Some(checked) = text::name(readings, "husband").filter(|c| opens_with_label(&c.text)) {
         fields.insert("husband".to_owned(), checked);
     }
+    for (key, checked) in issue_and_expiry(readings) {
+        fields.insert(key.to_owned(), checked);
+    }
+    fields
+}
+
+/// The issue month and the expiry date, each backing the other when they agree
+/// (the expiry seven years after the issue month): a misread pair agrees about one
+/// time in a hundred. The hypotheses as ranked come first: the issue month as read,
+/// and the first expiry reading that agrees with it. When none does, the clearly
+/// likeliest agreeing pair with a date one rival away ([`agreeing_dates`]); failing
+/// that, each date as read.
+fn issue_and_expiry(readings: &Readings) -> Vec<(&'static str, Checked)> {
+    let backed = |confidence: f32| 1.0 - (1.0 - confidence) * 0.5;
     let issue = text::date(readings, "issue_date", DateForm::ArabicYm, |_| true);
     let issue_month = issue.as_ref().and_then(|(_, d)| *d);
-    // Prefer an expiry reading exactly seven years after the issue month.
-    let seven_years_on = |d: PrintedDate| match (issue_month, d) {
-        (Some(PrintedDate::Month { year, month }), PrintedDate::Day(day)) => {
-            day.year() == year + VALIDITY_YEARS && day.month() == month
-        }
-        _ => true,
-    };
+    let seven_years_on =
+        |d: PrintedDate| issue_month.is_none_or(|issue| seven_years_apart(issue, d));
     let expiry = text::date(readings, "expiry_date", DateForm::ArabicYmd, seven_years_on)
         .filter(|(_, d)| d.is_some())
         .or_else(|| text::date(readings, "expiry_date", DateForm::ArabicYmd, |_| true));
     let consistent =
         matches!((&issue_month, &expiry), (Some(_), Some((_, Some(e)))) if seven_years_on(*e));
-    for (key, value) in [("issue_date", issue), ("expiry_date", expiry)] {
-        if let Some((mut checked, _)) = value {
+    if !consistent
+        && let Some(((issue, issue_worth), (expiry, expiry_worth))) = agreeing_dates(readings)
+    {
+        return [
+            ("issue_date", issue, DateForm::ArabicYm, issue_worth),
+            ("expiry_date", expiry, DateForm::ArabicYmd, expiry_worth),
+        ]
+        .into_iter()
+        .filter_map(|(key, date, form, worth)| {
+            Some((
+                key,
+                Checked::new(text::print_date(date, form)?, backed(worth)),
+            ))
+        })
+        .collect();
+    }
+    [("issue_date", issue), ("expiry_date", expiry)]
+        .into_iter()
+        .filter_map(|(key, value)| {
+            let (mut checked, _) = value?;
             if consistent {
-                checked.confidence = 1.0 - (1.0 - checked.confidence) * 0.5;
+                checked.confidence = backed(checked.confidence);
             }
-            fields.insert(key.to_owned(), checked);
+            Some((key, checked))
+        })
+        .collect()
+}
+
+/// The issue month and expiry day that agree (the expiry seven years after the
+/// issue month), clearly the likeliest such pair among the two lines' readings and
+/// the dates one rival away from them, each with its worth.
+fn agreeing_dates(readings: &Readings) -> Option<((PrintedDate, f32), (PrintedDate, f32))> {
+    let expiries = text::date_options(readings, "expiry_date");
+    let mut pairs = Vec::new();
+    for issue in text::date_options(readings, "issue_date") {
+        for &expiry in &expiries {
+            if seven_years_apart(issue.0, expiry.0) {
+                pairs.push(((issue, expiry), issue.1 * expiry.1));
+            }
         }
     }
-    fields
+    clearly_likeliest(pairs, RIVAL_MARGIN).map(|(pair, _)| pair)
+}
+
+/// Whether `expiry` is a day seven years after the month `issue`.
+fn seven_years_apart(issue: PrintedDate, expiry: PrintedDate) -> bool {
+    match (issue, expiry) {
+        (PrintedDate::Month { year, month }, PrintedDate::Day(day)) => {
+            day.year() == year + VALIDITY_YEARS && day.month() == month
+        }
+        _ => false,
+    }
 }
 
 /// Whether a husband line opens with its label, `الزوج`, within one misread letter.
@@ -173,6 +225,37 @@ mod tests {
         assert!(fields["gender"].confidence > 0.9);
         assert!(fields["expiry_date"].confidence > 0.9);
         assert_eq!(fields["issue_date"].text, "٢٠٢٤/٠٨");
+    }
+
+    #[test]
+    fn a_date_misread_by_one_digit_takes_the_rival_that_makes_the_pair_agree() {
+        use crate::pipeline::post::LineReading;
+        use crate::pipeline::post::test_support::with_rivals;
+        let mut r = readings(&[("expiry_date", "٢٠٣١/٠٨/١٢")]);
+        // Month ٠٣ for ٠٨ (position 6); its rival ٨ agrees with the expiry, the
+        // year's rival ٥ (position 3) would not.
+        let issue = with_rivals("٢٠٢٤/٠٣", 0.8, &[(6, '٨', 0.2), (3, '٥', 0.6)]);
+        r.insert(
+            "issue_date".into(),
+            LineReading {
+                candidates: vec![issue],
+            },
+        );
+        let fields = check(&r);
+        assert_eq!(fields["issue_date"].text, "٢٠٢٤/٠٨");
+        assert_eq!(fields["expiry_date"].text, "٢٠٣١/٠٨/١٢");
+        // Dates that agree as read keep their readings, whatever their rivals.
+        let expiry = with_rivals("٢٠٣١/٠٣/١٢", 0.8, &[(9, '٣', 0.9)]);
+        r.insert(
+            "expiry_date".into(),
+            LineReading {
+                candidates: vec![expiry],
+            },
+        );
+        let fields = check(&r);
+        assert_eq!(fields["issue_date"].text, "٢٠٢٤/٠٣");
+        assert_eq!(fields["expiry_date"].text, "٢٠٣١/٠٣/١٢");
+        assert!(fields["expiry_date"].confidence > 0.8);
     }
 
     #[test]

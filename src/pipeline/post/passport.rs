@@ -6,7 +6,9 @@ use chrono::NaiveDate;
 
 use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
-use super::{Candidate, Checked, CheckedFields, Readings};
+use super::{
+    Candidate, Checked, CheckedFields, RIVAL_MARGIN, Readings, clearly_likeliest, keep_best,
+};
 use crate::domain::date::PrintedDate;
 use crate::domain::mrz::{TD3_LINE_LEN, Td3, td3_line2_is_valid};
 use crate::domain::{Gender, NationalId};
@@ -62,14 +64,25 @@ fn mrz_line(
 ) -> Option<(Checked, bool)> {
     let candidates: &[Candidate] = &readings.get(key)?.candidates;
     let best = candidates.first()?;
+    // A valid line is near certain: line 2 carries four check digits.
+    let validated = |line: String, confidence: f32| {
+        Some((Checked::new(line, 1.0 - (1.0 - confidence) * 0.3), true))
+    };
     for candidate in candidates {
         let line = mrz_text(&candidate.text);
         if valid(&line) {
-            return Some((
-                Checked::new(line, 1.0 - (1.0 - candidate.confidence) * 0.3),
-                true,
-            ));
+            return validated(line, candidate.confidence);
         }
+    }
+    let mut found = Vec::new();
+    for variant in candidates.iter().flat_map(Candidate::one_rival_away) {
+        let line = mrz_text(&variant.text);
+        if valid(&line) {
+            keep_best(&mut found, line, variant.confidence);
+        }
+    }
+    if let Some((line, worth)) = clearly_likeliest(found, RIVAL_MARGIN) {
+        return validated(line, worth);
     }
     Some((
         Checked::new(mrz_text(&best.text), best.confidence * text::FAILED_RULE),
@@ -347,6 +360,7 @@ mod tests {
     use super::*;
     use crate::pipeline::post::LineReading;
     use crate::pipeline::post::test_support::hypotheses;
+    use crate::pipeline::post::test_support::with_rivals;
 
     /// The passport the tests read: its visual zone as `visual_zone` prints it.
     fn specimen() -> Td3 {
@@ -384,14 +398,8 @@ mod tests {
             "mrz_line2".into(),
             LineReading {
                 candidates: vec![
-                    Candidate {
-                        text: broken,
-                        confidence: 0.8,
-                    },
-                    Candidate {
-                        text: l2.replace('<', " "),
-                        confidence: 0.1,
-                    },
+                    Candidate::new(broken, 0.8),
+                    Candidate::new(l2.replace('<', " "), 0.1),
                 ],
             },
         );
@@ -401,6 +409,30 @@ mod tests {
         assert_eq!(fields["birth_date"].text, "24/12/2003");
         assert!(fields["national_id"].confidence > 0.95);
         assert_eq!(fields["sex"].text, "M");
+    }
+
+    #[test]
+    fn a_second_mrz_line_one_character_off_takes_the_rival_that_validates_it() {
+        let [_, l2] = specimen().lines();
+        // The number's first digit misread (A92345678): its check digit fails. Of
+        // the rivals, 1 there validates the line; 7 at the birth date does not.
+        let misread = format!("{}9{}", &l2[..1], &l2[2..]);
+        let read = |rivals: &[(usize, char, f32)]| -> Readings {
+            let candidate = with_rivals(&misread, 0.8, rivals);
+            Readings::from([(
+                "mrz_line2".to_owned(),
+                LineReading {
+                    candidates: vec![candidate],
+                },
+            )])
+        };
+        let fields = check(&read(&[(1, '1', 0.3), (13, '7', 0.5)]));
+        assert_eq!(fields["mrz_line2"].text, l2);
+        assert_eq!(fields["passport_number"].text, "A12345678");
+        // Without the rival the line stays as read, flagged.
+        let fields = check(&read(&[(13, '7', 0.5)]));
+        assert_eq!(fields["mrz_line2"].text, misread);
+        assert!(fields["mrz_line2"].confidence < 0.5);
     }
 
     fn visual_zone(l2_read: &str, birth: &str) -> Readings {

@@ -2,7 +2,7 @@
 
 use chrono::Datelike;
 
-use super::{Candidate, Checked, Readings};
+use super::{Candidate, Checked, Readings, keep_best};
 use crate::domain::arabic::fold;
 use crate::domain::date::PrintedDate;
 use crate::domain::digits::{to_arabic_indic, to_ascii_digits};
@@ -163,6 +163,23 @@ impl DateForm {
 /// The printed text of `date` in `form`, if the form can show it.
 pub fn print_date(date: PrintedDate, form: DateForm) -> Option<String> {
     form.print(date)
+}
+
+/// Every date field `key` may hold, each once with its worth: the hypotheses that
+/// are real dates within plausible years, at their confidence, and the dates one
+/// rival away from a hypothesis ([`Candidate::one_rival_away`]).
+pub fn date_options(readings: &Readings, key: &str) -> Vec<(PrintedDate, f32)> {
+    let candidates = candidates(readings, key);
+    let variants = candidates.iter().flat_map(Candidate::one_rival_away);
+    let mut found = Vec::new();
+    for candidate in candidates.iter().cloned().chain(variants) {
+        if let Some(date) =
+            PrintedDate::parse(&candidate.text).filter(|d| (1900..=2100).contains(&d.year()))
+        {
+            keep_best(&mut found, date, candidate.confidence);
+        }
+    }
+    found
 }
 
 /// A date: the first hypothesis that is a real date of the field's form, within
