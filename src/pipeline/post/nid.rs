@@ -186,8 +186,7 @@ fn rival_substitution(candidates: &[Candidate], expect: Expect) -> Option<(Natio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::post::LineReading;
-    use crate::pipeline::post::test_support::with_rivals;
+    use crate::pipeline::post::test_support::{reading, with_rivals};
 
     fn readings(texts: &[(&str, f32)]) -> Readings {
         crate::pipeline::post::test_support::hypotheses("national_id", texts)
@@ -235,10 +234,6 @@ mod tests {
         assert_eq!(checked.text, VALID);
     }
 
-    fn reading_of(candidates: Vec<Candidate>) -> Readings {
-        Readings::from([("national_id".to_owned(), LineReading { candidates })])
-    }
-
     #[test]
     fn takes_the_runner_up_digit_that_makes_the_number_valid() {
         // ٥ read as ٠ at position 12 (3031224020180 9); the decoder's runner-ups there
@@ -246,11 +241,14 @@ mod tests {
         // century breaks the rules.
         let read = "٣٠٣١٢٢٤٠٢٠١٨٠٩";
         assert!(NationalId::parse(read).is_err());
-        let r = reading_of(vec![with_rivals(
-            read,
-            0.9,
-            &[(12, '٥', 0.3), (12, '٨', 0.2), (0, '٧', 0.5)],
-        )]);
+        let r = reading(
+            "national_id",
+            vec![with_rivals(
+                read,
+                0.9,
+                &[(12, '٥', 0.3), (12, '٨', 0.2), (0, '٧', 0.5)],
+            )],
+        );
         let (checked, id) =
             national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
         assert_eq!(id.unwrap().ascii(), VALID);
@@ -271,20 +269,18 @@ mod tests {
         // about alike: neither is taken.
         let read = "30312240201809";
         assert!(NationalId::parse("30312240201808").is_ok());
-        let r = reading_of(vec![with_rivals(
-            read,
-            0.9,
-            &[(12, '5', 0.30), (13, '8', 0.28)],
-        )]);
+        let r = reading(
+            "national_id",
+            vec![with_rivals(read, 0.9, &[(12, '5', 0.30), (13, '8', 0.28)])],
+        );
         let (checked, id) =
             national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
         assert!(id.is_none(), "{checked:?}");
         // Clearly ahead, the likelier one is taken.
-        let r = reading_of(vec![with_rivals(
-            read,
-            0.9,
-            &[(12, '5', 0.30), (13, '8', 0.1)],
-        )]);
+        let r = reading(
+            "national_id",
+            vec![with_rivals(read, 0.9, &[(12, '5', 0.30), (13, '8', 0.1)])],
+        );
         let (_, id) = national_id(&r, "national_id", Digits::Ascii, Expect::default()).unwrap();
         assert_eq!(id.unwrap().ascii(), VALID);
     }

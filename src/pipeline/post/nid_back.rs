@@ -229,29 +229,18 @@ mod tests {
 
     #[test]
     fn a_date_misread_by_one_digit_takes_the_rival_that_makes_the_pair_agree() {
-        use crate::pipeline::post::LineReading;
-        use crate::pipeline::post::test_support::with_rivals;
+        use crate::pipeline::post::test_support::{reading, with_rivals};
         let mut r = readings(&[("expiry_date", "٢٠٣١/٠٨/١٢")]);
         // Month ٠٣ for ٠٨ (position 6); its rival ٨ agrees with the expiry, the
         // year's rival ٥ (position 3) would not.
         let issue = with_rivals("٢٠٢٤/٠٣", 0.8, &[(6, '٨', 0.2), (3, '٥', 0.6)]);
-        r.insert(
-            "issue_date".into(),
-            LineReading {
-                candidates: vec![issue],
-            },
-        );
+        r.extend(reading("issue_date", vec![issue]));
         let fields = check(&r);
         assert_eq!(fields["issue_date"].text, "٢٠٢٤/٠٨");
         assert_eq!(fields["expiry_date"].text, "٢٠٣١/٠٨/١٢");
         // Dates that agree as read keep their readings, whatever their rivals.
         let expiry = with_rivals("٢٠٣١/٠٣/١٢", 0.8, &[(9, '٣', 0.9)]);
-        r.insert(
-            "expiry_date".into(),
-            LineReading {
-                candidates: vec![expiry],
-            },
-        );
+        r.extend(reading("expiry_date", vec![expiry]));
         let fields = check(&r);
         assert_eq!(fields["issue_date"].text, "٢٠٢٤/٠٣");
         assert_eq!(fields["expiry_date"].text, "٢٠٣١/٠٣/١٢");

@@ -360,7 +360,7 @@ mod tests {
     use super::*;
     use crate::pipeline::post::LineReading;
     use crate::pipeline::post::test_support::hypotheses;
-    use crate::pipeline::post::test_support::with_rivals;
+    use crate::pipeline::post::test_support::{reading, with_rivals};
 
     /// The passport the tests read: its visual zone as `visual_zone` prints it.
     fn specimen() -> Td3 {
@@ -418,13 +418,7 @@ mod tests {
         // the rivals, 1 there validates the line; 7 at the birth date does not.
         let misread = format!("{}9{}", &l2[..1], &l2[2..]);
         let read = |rivals: &[(usize, char, f32)]| -> Readings {
-            let candidate = with_rivals(&misread, 0.8, rivals);
-            Readings::from([(
-                "mrz_line2".to_owned(),
-                LineReading {
-                    candidates: vec![candidate],
-                },
-            )])
+            reading("mrz_line2", vec![with_rivals(&misread, 0.8, rivals)])
         };
         let fields = check(&read(&[(1, '1', 0.3), (13, '7', 0.5)]));
         assert_eq!(fields["mrz_line2"].text, l2);

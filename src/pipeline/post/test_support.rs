@@ -13,7 +13,7 @@ pub fn confident(pairs: &[(&str, &str)]) -> Readings {
 /// Several hypotheses of one field, best first: `(text, confidence)` pairs.
 pub fn hypotheses(key: &str, texts: &[(&str, f32)]) -> Readings {
     let candidates = texts.iter().map(|(t, c)| Candidate::new(*t, *c)).collect();
-    Readings::from([(key.to_owned(), LineReading { candidates })])
+    reading(key, candidates)
 }
 
 /// What a field `rule` makes of `line`, read confidently as its only hypothesis.
@@ -30,4 +30,9 @@ pub fn with_rivals(text: &str, confidence: f32, rivals: &[(usize, char, f32)]) -
         candidate.rivals[position].push((rival, relative));
     }
     candidate
+}
+
+/// The readings of one field: `candidates`, best first.
+pub fn reading(key: &str, candidates: Vec<Candidate>) -> Readings {
+    Readings::from([(key.to_owned(), LineReading { candidates })])
 }
