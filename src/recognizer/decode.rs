@@ -708,30 +708,49 @@ mod tests {
     }
 
     #[test]
-    fn every_character_read_carries_its_likeliest_rivals() {
+    fn a_token_keeps_the_likeliest_others_relative_to_it() {
+        let row: Vec<f32> = [0.1f32, 0.5, 0.3, 0.1].iter().map(|p| p.ln()).collect();
+        let mut partial = Partial::default();
+        partial.push(2, &row);
+        partial.push(1, &row);
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-5;
+        let [(first, r1), (second, r2)] = partial.rivals[0];
+        assert_eq!(first, 1);
+        assert!(close(r1, 0.5 / 0.3), "{r1}");
+        assert!(second == 0 || second == 3);
+        assert!(close(r2, 0.1 / 0.3), "{r2}");
+        let [(first, r1), _] = partial.rivals[1];
+        assert_eq!(first, 2);
+        assert!(close(r1, 0.6), "{r1}");
+        assert_eq!(partial.tokens, [2, 1]);
+        assert!(close(partial.probs[0], 0.3));
+    }
+
+    #[test]
+    fn every_character_read_carries_its_rivals() {
         let (_, model, vocab) = models();
         let inputs = inputs(&model);
         let batch = batch_of(&inputs, &model);
-        let greedy = decode(&model, &vocab, &batch, DecodeOptions::greedy()).unwrap();
-        assert!(
-            greedy
-                .iter()
-                .any(|r| r.rivals.iter().any(|p| !p.is_empty()))
-        );
-        for reading in greedy {
+        // Greedy alone (no CTC reading in the running), so each character is its
+        // step's likeliest and every rival at most as likely.
+        let greedy = DecodeOptions {
+            ctc_rescoring: None,
+            ..DecodeOptions::greedy()
+        };
+        for reading in decode(&model, &vocab, &batch, greedy).unwrap() {
             assert_eq!(reading.rivals.len(), reading.text.chars().count());
             for (read, rivals) in reading.text.chars().zip(&reading.rivals) {
                 assert!(rivals.len() <= RIVALS);
                 let mut last = 1.0;
                 for &(rival, relative) in rivals {
                     assert_ne!(rival, read);
-                    // Greedy reads the likeliest character, and rivals come in order.
                     assert!(relative > 0.0 && relative <= last, "{rivals:?}");
                     last = relative;
                 }
             }
         }
         for reading in decode(&model, &vocab, &batch, DecodeOptions::beam(3)).unwrap() {
+            assert_eq!(reading.rivals.len(), reading.text.chars().count());
             for h in &reading.alternatives {
                 assert_eq!(h.rivals.len(), h.text.chars().count());
             }
