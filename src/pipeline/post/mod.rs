@@ -55,24 +55,42 @@ impl Candidate {
     /// second guess there is often right: a field's rules (a check digit, a date
     /// that must agree with another) tell which.
     pub fn one_rival_away(&self) -> impl Iterator<Item = Candidate> + '_ {
-        let chars: Vec<char> = self.text.chars().collect();
-        let aligned = self.rivals.len() == chars.len();
-        self.rivals
-            .iter()
-            .enumerate()
+        let aligned = self.rivals.len() == self.text.chars().count();
+        self.text
+            .char_indices()
+            .zip(&self.rivals)
             .filter(move |_| aligned)
-            .flat_map(move |(position, rivals)| {
-                let chars = chars.clone();
+            .flat_map(move |((at, read), rivals)| {
+                let (before, after) = (&self.text[..at], &self.text[at + read.len_utf8()..]);
                 rivals.iter().map(move |&(rival, relative)| {
-                    let text = chars
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &c)| if i == position { rival } else { c })
-                        .collect::<String>();
-                    Candidate::new(text, self.confidence * relative.min(1.0))
+                    Candidate::new(
+                        format!("{before}{rival}{after}"),
+                        self.confidence * relative.min(1.0),
+                    )
                 })
             })
     }
+}
+
+/// What `rule` makes of the hypotheses and of those one rival away from them
+/// ([`Candidate::one_rival_away`]), each value once with the best worth that gave
+/// it.
+pub fn passing_with_rivals<T: PartialEq>(
+    candidates: &[Candidate],
+    rule: impl Fn(&str) -> Option<T>,
+) -> Vec<(T, f32)> {
+    let variants = candidates.iter().flat_map(Candidate::one_rival_away);
+    let mut found: Vec<(T, f32)> = Vec::new();
+    for candidate in candidates.iter().cloned().chain(variants) {
+        let Some(value) = rule(&candidate.text) else {
+            continue;
+        };
+        match found.iter_mut().find(|(other, _)| *other == value) {
+            Some((_, best)) => *best = best.max(candidate.confidence),
+            None => found.push((value, candidate.confidence)),
+        }
+    }
+    found
 }
 
 /// How many times likelier than the next a value chosen among rival variants must
@@ -91,14 +109,6 @@ pub fn clearly_likeliest<T>(mut found: Vec<(T, f32)>, margin: f32) -> Option<(T,
         [best, next, ..] => best.1 >= margin * next.1,
     };
     clear.then(|| found.swap_remove(0))
-}
-
-/// Adds `value` worth `worth` to `found`, keeping each value's best worth.
-pub fn keep_best<T: PartialEq>(found: &mut Vec<(T, f32)>, value: T, worth: f32) {
-    match found.iter_mut().find(|(other, _)| *other == value) {
-        Some((_, best)) => *best = best.max(worth),
-        None => found.push((value, worth)),
-    }
 }
 
 /// The recognizer's hypotheses for one line, best first (never empty).

@@ -11,7 +11,7 @@
 use chrono::NaiveDate;
 
 use super::text::FAILED_RULE;
-use super::{Candidate, Checked, RIVAL_MARGIN, Readings, clearly_likeliest, keep_best};
+use super::{Candidate, Checked, RIVAL_MARGIN, Readings, clearly_likeliest, passing_with_rivals};
 use crate::domain::digits::to_ascii_digits;
 use crate::domain::{Gender, NationalId};
 
@@ -168,18 +168,12 @@ fn consensus(hypotheses: &[(Vec<u8>, f32)], expect: Expect) -> Option<(NationalI
 }
 
 /// The valid, agreeing number one runner-up digit away from a hypothesis
-/// ([`Candidate::one_rival_away`]), when it is clearly the likeliest such number,
-/// with its worth as confidence.
+/// ([`Candidate::one_rival_away`]; the hypotheses themselves are all invalid by now),
+/// when it is clearly the likeliest such number, with its worth as confidence.
 fn rival_substitution(candidates: &[Candidate], expect: Expect) -> Option<(NationalId, f32)> {
-    let mut found = Vec::new();
-    for variant in candidates.iter().flat_map(Candidate::one_rival_away) {
-        if let Some(id) = NationalId::parse(&variant.text)
-            .ok()
-            .filter(|id| expect.agrees(id))
-        {
-            keep_best(&mut found, id, variant.confidence);
-        }
-    }
+    let found = passing_with_rivals(candidates, |text| {
+        NationalId::parse(text).ok().filter(|id| expect.agrees(id))
+    });
     clearly_likeliest(found, RIVAL_MARGIN)
 }
 

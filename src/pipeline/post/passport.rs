@@ -7,7 +7,8 @@ use chrono::NaiveDate;
 use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::{
-    Candidate, Checked, CheckedFields, RIVAL_MARGIN, Readings, clearly_likeliest, keep_best,
+    Candidate, Checked, CheckedFields, RIVAL_MARGIN, Readings, clearly_likeliest,
+    passing_with_rivals,
 };
 use crate::domain::date::PrintedDate;
 use crate::domain::mrz::{TD3_LINE_LEN, Td3, td3_line2_is_valid};
@@ -74,13 +75,10 @@ fn mrz_line(
             return validated(line, candidate.confidence);
         }
     }
-    let mut found = Vec::new();
-    for variant in candidates.iter().flat_map(Candidate::one_rival_away) {
-        let line = mrz_text(&variant.text);
-        if valid(&line) {
-            keep_best(&mut found, line, variant.confidence);
-        }
-    }
+    // No hypothesis is valid, so only those one rival away can be.
+    let found = passing_with_rivals(candidates, |text| {
+        Some(mrz_text(text)).filter(|line| valid(line))
+    });
     if let Some((line, worth)) = clearly_likeliest(found, RIVAL_MARGIN) {
         return validated(line, worth);
     }

@@ -2,7 +2,7 @@
 
 use chrono::Datelike;
 
-use super::{Candidate, Checked, Readings, keep_best};
+use super::{Candidate, Checked, Readings, passing_with_rivals};
 use crate::domain::arabic::fold;
 use crate::domain::date::PrintedDate;
 use crate::domain::digits::{to_arabic_indic, to_ascii_digits};
@@ -169,17 +169,12 @@ pub fn print_date(date: PrintedDate, form: DateForm) -> Option<String> {
 /// are real dates within plausible years, at their confidence, and the dates one
 /// rival away from a hypothesis ([`Candidate::one_rival_away`]).
 pub fn date_options(readings: &Readings, key: &str) -> Vec<(PrintedDate, f32)> {
-    let candidates = candidates(readings, key);
-    let variants = candidates.iter().flat_map(Candidate::one_rival_away);
-    let mut found = Vec::new();
-    for candidate in candidates.iter().cloned().chain(variants) {
-        if let Some(date) =
-            PrintedDate::parse(&candidate.text).filter(|d| (1900..=2100).contains(&d.year()))
-        {
-            keep_best(&mut found, date, candidate.confidence);
-        }
-    }
-    found
+    passing_with_rivals(candidates(readings, key), plausible_date)
+}
+
+/// A real date within the years a document's date can fall in.
+fn plausible_date(text: &str) -> Option<PrintedDate> {
+    PrintedDate::parse(text).filter(|d| (1900..=2100).contains(&d.year()))
 }
 
 /// A date: the first hypothesis that is a real date of the field's form, within
@@ -194,12 +189,9 @@ pub fn date(
     let candidates = candidates(readings, key);
     let best = candidates.first()?;
     for candidate in candidates {
-        let Some(date) = PrintedDate::parse(&candidate.text) else {
+        let Some(date) = plausible_date(&candidate.text).filter(|&d| accept(d)) else {
             continue;
         };
-        if !(1900..=2100).contains(&date.year()) || !accept(date) {
-            continue;
-        }
         if let Some(text) = form.print(date) {
             return Some((Checked::new(text, candidate.confidence), Some(date)));
         }
