@@ -157,12 +157,7 @@ impl hawiya::pipeline::LineRecognizer for NoText {
         &self,
         crops: Vec<GrayImage>,
     ) -> Result<Vec<LineReading>, hawiya::pipeline::ExtractError> {
-        Ok(crops
-            .iter()
-            .map(|_| LineReading {
-                candidates: Vec::new(),
-            })
-            .collect())
+        Ok(crops.iter().map(|_| LineReading::default()).collect())
     }
 
     fn is_ready(&self) -> bool {

@@ -14,7 +14,7 @@ use super::classify::{self, Classifier, TrainConfig};
 use super::decode::{self, DecodeLimits};
 use super::locate::{self, LocateConfig};
 use super::warp::{Point, Quad};
-use super::{IdType, LineRecognizer, Pipeline};
+use super::{IdType, LineRecognizer, Pipeline, PipelineConfig};
 use crate::domain::DocumentKind;
 
 #[derive(Debug, clap::Args)]
@@ -32,7 +32,31 @@ pub struct ExtractArgs {
 /// Loads the pipeline with the models of `models`.
 pub fn load_pipeline(models: &Path) -> anyhow::Result<Pipeline> {
     let recognizer = load_recognizer(models)?;
-    Pipeline::from_models(models, recognizer).context("loading the classifier")
+    let config = PipelineConfig {
+        second_look_below: confidence_from_env(
+            SECOND_LOOK_BELOW_ENV,
+            PipelineConfig::default().second_look_below,
+        )?,
+        ..PipelineConfig::default()
+    };
+    Pipeline::from_models(models, config, recognizer).context("loading the classifier")
+}
+
+/// Overrides [`PipelineConfig::second_look_below`]: a confidence in (0, 1], or 0 for
+/// off.
+pub const SECOND_LOOK_BELOW_ENV: &str = "HAWIYA_SECOND_LOOK_BELOW";
+
+/// A confidence threshold from environment variable `name`: a value in (0, 1], 0
+/// for off (`None`), `unset` when the variable is not set.
+fn confidence_from_env(name: &str, unset: Option<f32>) -> anyhow::Result<Option<f32>> {
+    let Ok(value) = std::env::var(name) else {
+        return Ok(unset);
+    };
+    match value.trim().parse::<f32>() {
+        Ok(0.0) => Ok(None),
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(Some(v)),
+        _ => anyhow::bail!("{name}={value:?} is not 0 (off) or a confidence in (0, 1]"),
+    }
 }
 
 /// Beam width the pipeline decodes with: alternatives let the national-ID check
@@ -45,16 +69,6 @@ pub const BEAM_WIDTH: usize = 3;
 /// recognition time (a 1600x1200 NID photo: 198 -> 315 ms p50), which breaks the
 /// photo latency target on a 2-core CPU.
 pub const REVOTE_BELOW_ENV: &str = "HAWIYA_REVOTE_BELOW";
-
-fn revote_below() -> anyhow::Result<Option<f32>> {
-    let Ok(value) = std::env::var(REVOTE_BELOW_ENV) else {
-        return Ok(None);
-    };
-    match value.trim().parse::<f32>() {
-        Ok(v) if v > 0.0 && v <= 1.0 => Ok(Some(v)),
-        _ => anyhow::bail!("{REVOTE_BELOW_ENV}={value:?} is not a confidence in (0, 1]"),
-    }
-}
 
 /// The text-line recognizer of `models/recognizer`, behind its dynamic batcher.
 pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>> {
@@ -72,7 +86,7 @@ pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>>
     let reader = RecognizerReader {
         recognizer,
         options: DecodeOptions {
-            revote_below: revote_below()?,
+            revote_below: confidence_from_env(REVOTE_BELOW_ENV, None)?,
             ..DecodeOptions::beam(BEAM_WIDTH)
         },
     };

@@ -12,6 +12,7 @@ use super::decode::{self, DecodeLimits, Format};
 use super::locate::{self, LocateConfig, LocateMethod};
 use super::post::{self, LineReading, Readings};
 use super::read::{self, FieldRegion};
+use super::second_look::second_look;
 use super::warp::{Quad, warp_gray};
 use super::{ExtractError, Extraction, Extractor, IdType};
 use crate::domain::DocumentKind;
@@ -61,7 +62,15 @@ pub struct PipelineConfig {
     pub min_sharpness: f32,
     /// A document narrower than this in the upload (pixels) is refused as too small.
     pub min_card_width: f32,
+    /// Lines whose field rules choose among hypotheses (names, national IDs...) read
+    /// less confidently than this (calibrated, 0 to 1) are read again from variants
+    /// of their crop (`pipeline::second_look`); `None` reads every line once.
+    pub second_look_below: Option<f32>,
 }
+
+/// Default of [`PipelineConfig::second_look_below`], tuned on photo and scan
+/// documents of seeds 4243, 4245 and 4248 (docs/pipeline.md, "Second look").
+pub const SECOND_LOOK_BELOW: f32 = 0.8;
 
 impl Default for PipelineConfig {
     fn default() -> Self {
@@ -70,6 +79,7 @@ impl Default for PipelineConfig {
             locate: LocateConfig::default(),
             min_sharpness: 2.0,
             min_card_width: 200.0,
+            second_look_below: Some(SECOND_LOOK_BELOW),
         }
     }
 }
@@ -127,14 +137,11 @@ impl Pipeline {
     /// The pipeline with the classifier of `models_dir` (`classifier.json`).
     pub fn from_models(
         models_dir: &Path,
+        config: PipelineConfig,
         recognizer: Arc<dyn LineRecognizer>,
     ) -> Result<Pipeline, super::classify::ModelError> {
         let classifier = Classifier::load(&models_dir.join("classifier.json"))?;
-        Ok(Pipeline::new(
-            PipelineConfig::default(),
-            classifier,
-            recognizer,
-        ))
+        Ok(Pipeline::new(config, classifier, recognizer))
     }
 
     /// Runs every stage and returns what was found along with the result.
@@ -234,23 +241,27 @@ impl Pipeline {
         let crops = read::cut_lines(&card, &regions);
         timer.lap("cut_lines");
 
-        let keys: Vec<String> = crops.iter().map(|c| c.key.clone()).collect();
         let readings = self
             .recognizer
-            .recognize(crops.into_iter().map(|c| c.image).collect())?;
-        if readings.len() != keys.len() {
+            .recognize(crops.iter().map(|c| c.image.clone()).collect())?;
+        if readings.len() != crops.len() {
             return Err(ExtractError::Internal(format!(
                 "the recognizer returned {} readings for {} lines",
                 readings.len(),
-                keys.len()
+                crops.len()
             )));
         }
-        trace.readings = keys
-            .into_iter()
+        trace.readings = crops
+            .iter()
+            .map(|c| c.key.clone())
             .zip(readings)
             .filter(|(_, r)| !r.candidates.is_empty())
             .collect();
         timer.lap("recognize");
+        if let Some(below) = self.config.second_look_below {
+            second_look(&*self.recognizer, &crops, &mut trace.readings, below)?;
+            timer.lap("second_look");
+        }
 
         let processed = post::post_process(class.kind, &trace.readings);
         trace.fields = processed

@@ -11,6 +11,7 @@ mod extraction;
 pub mod locate;
 pub mod post;
 pub mod read;
+mod second_look;
 pub mod warp;
 
 pub use engine::{CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, Trace, regions};

@@ -63,6 +63,11 @@ pub fn input_width(scaled: usize, cfg: &ModelConfig) -> usize {
     scaled.clamp(2 * pw, cfg.max_width).div_ceil(pw) * pw
 }
 
+/// The grey level of the paper around a line's ink (see [`levels`]).
+pub fn paper_level(crop: &GrayImage) -> u8 {
+    levels(crop).1 as u8
+}
+
 /// The 2nd and 90th percentile grey levels: ink is a minority of a line crop, so the
 /// 90th percentile is background and the 2nd the darkest ink.
 fn levels(img: &GrayImage) -> (f32, f32) {

@@ -30,10 +30,9 @@ const PER_EDIT: f32 = 0.85;
 /// listed one of the governorate ([`nearest_district`]). With no governorate, the
 /// best reading is kept and flagged.
 pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checked> {
-    let cleaned: Vec<(String, f32)> = readings
-        .get(key)?
-        .candidates
-        .iter()
+    let reading = readings.get(key)?;
+    let cleaned: Vec<(String, f32)> = reading
+        .all_candidates()
         .map(|c| (text::clean(&c.text), c.confidence))
         .collect();
     let Some((governorate, naming)) = naming_a_governorate(&cleaned) else {
@@ -49,7 +48,7 @@ pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checke
     );
     let (text, confidence) = hypotheses[chosen];
     Some(with_listed_district(
-        Checked::new(text, confidence),
+        Checked::new(text, reading.reported(text, confidence)),
         governorate,
     ))
 }
@@ -216,6 +215,7 @@ pub fn nearest_governorate(text: &str) -> Option<(Governorate, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::post::Candidate;
     use crate::pipeline::post::test_support::{hypotheses, read_alone};
 
     fn read(line: &str) -> Checked {
@@ -280,5 +280,14 @@ mod tests {
         };
         assert_eq!(choose(0.4), "مركز كفر صقر - الشرقية");
         assert_eq!(choose(0.1), "مركز كفر صلاح - الشرقية");
+    }
+
+    #[test]
+    fn weighs_a_second_look_with_the_crops_own_hypotheses() {
+        let mut r = hypotheses("address", &[("مركز كفر صلاح - الشرقية", 0.5)]);
+        let reading = r.get_mut("address").unwrap();
+        reading.second_look = vec![Candidate::new("مركز كفر صقر - الشرقية", 0.4)];
+        let chosen = address_with_governorate(&r, "address").unwrap();
+        assert_eq!(chosen.text, "مركز كفر صقر - الشرقية");
     }
 }

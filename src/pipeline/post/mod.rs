@@ -111,22 +111,55 @@ pub fn clearly_likeliest<T>(mut found: Vec<(T, f32)>, margin: f32) -> Option<(T,
     clear.then(|| found.swap_remove(0))
 }
 
-/// The recognizer's hypotheses for one line, best first (never empty).
-#[derive(Debug, Clone, PartialEq)]
+/// The recognizer's hypotheses for one line.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LineReading {
+    /// Of the crop as cut, best first (never empty).
     pub candidates: Vec<Candidate>,
+    /// Of variants of the crop read on a second look (`pipeline::second_look`),
+    /// each variant's best first; empty when the line had none.
+    pub second_look: Vec<Candidate>,
 }
 
 impl LineReading {
+    /// A reading of the crop as cut.
+    pub fn new(candidates: Vec<Candidate>) -> LineReading {
+        LineReading {
+            candidates,
+            second_look: Vec::new(),
+        }
+    }
+
     /// A reading with a single hypothesis.
     pub fn single(text: impl Into<String>, confidence: f32) -> LineReading {
-        LineReading {
-            candidates: vec![Candidate::new(text, confidence)],
-        }
+        LineReading::new(vec![Candidate::new(text, confidence)])
     }
 
     pub fn best(&self) -> Option<&Candidate> {
         self.candidates.first()
+    }
+
+    /// Every hypothesis: the crop's own, then the second look's.
+    pub fn all_candidates(&self) -> impl Iterator<Item = &Candidate> {
+        self.candidates.iter().chain(&self.second_look)
+    }
+
+    /// The confidence a field may report for `text` (cleaned or not) chosen at
+    /// `confidence`: after a second look, at most what the crop's own reading gave
+    /// that text, or its best reading when it did not propose it. The likeliest of
+    /// four readings is likelier than its calibration says, so a second look never
+    /// makes a doubtful line confident.
+    pub fn reported(&self, text: &str, confidence: f32) -> f32 {
+        if self.second_look.is_empty() {
+            return confidence;
+        }
+        let text = text::clean(text);
+        let own = self
+            .candidates
+            .iter()
+            .find(|c| text::clean(&c.text) == text)
+            .or(self.best());
+        confidence.min(own.map_or(0.0, |c| c.confidence))
     }
 }
 
@@ -143,9 +176,7 @@ impl From<&crate::recognizer::Reading> for LineReading {
             confidence: h.confidence,
             rivals: h.rivals.clone(),
         });
-        LineReading {
-            candidates: std::iter::once(best).chain(alternatives).collect(),
-        }
+        LineReading::new(std::iter::once(best).chain(alternatives).collect())
     }
 }
 
@@ -243,6 +274,23 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_only_the_second_look_read_reports_at_most_the_crops_own_confidence() {
+        let mut reading = LineReading::new(vec![
+            Candidate::new("محمد  علي", 0.6),
+            Candidate::new("محمد على", 0.3),
+        ]);
+        assert_eq!(reading.reported("محمد عليّ", 0.9), 0.9, "no second look");
+        reading.second_look = vec![Candidate::new("محمد عليّ", 0.9)];
+        assert_eq!(reading.reported("محمد عليّ", 0.9), 0.6);
+        assert_eq!(
+            reading.reported("محمد على", 0.7),
+            0.3,
+            "as the crop read it"
+        );
+        assert_eq!(reading.reported("محمد علي", 0.5), 0.5, "cleaned alike");
+    }
 
     #[test]
     fn doubtful_lines_are_listed_by_the_flow_b_fields_they_feed() {

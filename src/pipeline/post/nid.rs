@@ -3,10 +3,11 @@
 //! A reading is accepted only when it passes every structural rule and the check
 //! digit ([`NationalId::parse`]). Among valid readings, one that agrees with what
 //! else the card prints (birth date, gender) is preferred, then any valid one. When
-//! no hypothesis is valid, the hypotheses vote digit by digit for a valid number
-//! ([`consensus`]); failing that, a hypothesis with one digit replaced by the
-//! recognizer's runner-up there, when one such number is valid, agrees and is clearly
-//! the likeliest ([`rival_substitution`]).
+//! no hypothesis is valid, a valid, agreeing reading of a second look (variants of
+//! the crop, `pipeline::second_look`); then the hypotheses vote digit by digit for a
+//! valid number ([`consensus`]); failing that, a hypothesis with one digit replaced
+//! by the recognizer's runner-up there, when one such number is valid, agrees and is
+//! clearly the likeliest ([`rival_substitution`]).
 
 use chrono::NaiveDate;
 
@@ -61,7 +62,8 @@ pub fn national_id(
     digits: Digits,
     expect: Expect,
 ) -> Option<(Checked, Option<NationalId>)> {
-    let candidates = &readings.get(key)?.candidates;
+    let reading = readings.get(key)?;
+    let candidates = &reading.candidates;
     let best = candidates.first()?;
     let ascii = |text: &str| -> String {
         to_ascii_digits(text)
@@ -69,23 +71,42 @@ pub fn national_id(
             .filter(|c| !c.is_whitespace())
             .collect()
     };
+    let valid = |candidate: &Candidate| {
+        let id = NationalId::parse(&ascii(&candidate.text)).ok()?;
+        Some((id, candidate.confidence))
+    };
+    let agreeing = |(id, confidence): (NationalId, f32)| {
+        expect.agrees(&id).then(|| {
+            (
+                Checked::new(print(&id, digits), validated(confidence, &id)),
+                Some(id),
+            )
+        })
+    };
     let mut disagreeing: Option<(NationalId, f32)> = None;
-    for candidate in candidates {
-        if let Ok(id) = NationalId::parse(&ascii(&candidate.text)) {
-            if expect.agrees(&id) {
-                return Some((
-                    Checked::new(print(&id, digits), validated(candidate.confidence, &id)),
-                    Some(id),
-                ));
-            }
-            disagreeing.get_or_insert((id, candidate.confidence));
+    for (id, confidence) in candidates.iter().filter_map(valid) {
+        if let Some(chosen) = agreeing((id, confidence)) {
+            return Some(chosen);
         }
+        disagreeing.get_or_insert((id, confidence));
     }
     if let Some((id, confidence)) = disagreeing {
         // Valid but at odds with another printed field: one of the two was misread.
         // Not repaired to agree: the dates' digits are misread along the same
         // confusions, and a number read valid as printed was right more often.
         return Some((Checked::new(print(&id, digits), confidence * 0.6), Some(id)));
+    }
+    // A second look's readings count only when valid and agreeing: among a dozen
+    // more hypotheses, a valid number at odds with the card turns up by chance.
+    if let Some(chosen) = reading
+        .second_look
+        .iter()
+        .filter_map(|c| {
+            valid(c).map(|(id, confidence)| (id, reading.reported(&c.text, confidence)))
+        })
+        .find_map(agreeing)
+    {
+        return Some(chosen);
     }
     let digit_strings: Vec<(Vec<u8>, f32)> = candidates
         .iter()
@@ -222,6 +243,60 @@ mod tests {
         let r = readings(&[(&other.ascii(), 0.9), (VALID, 0.3)]);
         let expect = Expect {
             birth: NaiveDate::from_ymd_opt(2003, 12, 24),
+            gender: None,
+        };
+        let (checked, _) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
+        assert_eq!(checked.text, VALID);
+    }
+
+    /// `own` read from the crop, `second_look` from its variants.
+    fn looked_twice(own: &str, second_look: &[&str]) -> Readings {
+        let mut r = readings(&[(own, 0.4)]);
+        let reading = r.get_mut("national_id").unwrap();
+        reading.second_look = second_look
+            .iter()
+            .map(|t| Candidate::new(*t, 0.3))
+            .collect();
+        r
+    }
+
+    #[test]
+    fn takes_a_second_look_reading_that_is_valid_and_agrees() {
+        let r = looked_twice("30312240201858", &["30312240201838", VALID]);
+        let expect = Expect {
+            birth: NaiveDate::from_ymd_opt(2003, 12, 24),
+            gender: None,
+        };
+        let (checked, id) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
+        assert_eq!(checked.text, VALID);
+        assert!(id.is_some());
+    }
+
+    #[test]
+    fn a_second_look_reading_at_odds_with_the_card_is_not_taken() {
+        let r = looked_twice("30312240201858", &[VALID]);
+        let expect = Expect {
+            birth: NaiveDate::from_ymd_opt(1990, 1, 1),
+            gender: None,
+        };
+        let (checked, id) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();
+        assert_eq!(
+            checked.text, "30312240201858",
+            "the crop's own reading, flagged"
+        );
+        assert!(id.is_none());
+    }
+
+    #[test]
+    fn the_crops_own_valid_reading_beats_a_second_look_that_agrees() {
+        // The printed birth date misread as 1990-01-01, and a variant's reading
+        // that validates and agrees with it: the number read valid as printed wins.
+        let born = NaiveDate::from_ymd_opt(1990, 1, 1).unwrap();
+        let governorate = crate::domain::Governorate::from_code(1).unwrap();
+        let agreeing = NationalId::compose(born, governorate, 1235).unwrap();
+        let r = looked_twice(VALID, &[&agreeing.ascii()]);
+        let expect = Expect {
+            birth: Some(born),
             gender: None,
         };
         let (checked, _) = national_id(&r, "national_id", Digits::Ascii, expect).unwrap();

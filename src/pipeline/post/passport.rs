@@ -63,16 +63,20 @@ fn mrz_line(
     key: &str,
     valid: impl Fn(&str) -> bool,
 ) -> Option<(Checked, bool)> {
-    let candidates: &[Candidate] = &readings.get(key)?.candidates;
+    let reading = readings.get(key)?;
+    let candidates: &[Candidate] = &reading.candidates;
     let best = candidates.first()?;
     // A valid line is near certain: line 2 carries four check digits.
     let validated = |line: String, confidence: f32| {
         Some((Checked::new(line, 1.0 - (1.0 - confidence) * 0.3), true))
     };
-    for candidate in candidates {
+    for candidate in reading.all_candidates() {
         let line = mrz_text(&candidate.text);
         if valid(&line) {
-            return validated(line, candidate.confidence);
+            return validated(
+                line,
+                reading.reported(&candidate.text, candidate.confidence),
+            );
         }
     }
     // No hypothesis is valid, so only those one rival away can be.
@@ -394,12 +398,10 @@ mod tests {
         let broken = format!("{}7{}", &l2[..9], &l2[10..]);
         r.insert(
             "mrz_line2".into(),
-            LineReading {
-                candidates: vec![
-                    Candidate::new(broken, 0.8),
-                    Candidate::new(l2.replace('<', " "), 0.1),
-                ],
-            },
+            LineReading::new(vec![
+                Candidate::new(broken, 0.8),
+                Candidate::new(l2.replace('<', " "), 0.1),
+            ]),
         );
         let fields = check(&r);
         assert_eq!(fields["mrz_line2"].text, l2);
@@ -407,6 +409,18 @@ mod tests {
         assert_eq!(fields["birth_date"].text, "24/12/2003");
         assert!(fields["national_id"].confidence > 0.95);
         assert_eq!(fields["sex"].text, "M");
+    }
+
+    #[test]
+    fn a_valid_second_line_from_a_second_look_is_taken() {
+        let [_, l2] = specimen().lines();
+        let broken = format!("{}7{}", &l2[..9], &l2[10..]);
+        let mut reading = LineReading::single(broken.clone(), 0.6);
+        let r = Readings::from([("mrz_line2".to_owned(), reading.clone())]);
+        assert_eq!(check(&r)["mrz_line2"].text, broken);
+        reading.second_look = vec![Candidate::new(l2.clone(), 0.5)];
+        let r = Readings::from([("mrz_line2".to_owned(), reading)]);
+        assert_eq!(check(&r)["mrz_line2"].text, l2);
     }
 
     #[test]

@@ -34,5 +34,5 @@ pub fn with_rivals(text: &str, confidence: f32, rivals: &[(usize, char, f32)]) -
 
 /// The readings of one field: `candidates`, best first.
 pub fn reading(key: &str, candidates: Vec<Candidate>) -> Readings {
-    Readings::from([(key.to_owned(), LineReading { candidates })])
+    Readings::from([(key.to_owned(), LineReading::new(candidates))])
 }

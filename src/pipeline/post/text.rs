@@ -84,13 +84,15 @@ pub fn name(readings: &Readings, key: &str) -> Option<Checked> {
 
 /// [`name`] with an unlisted word costing `weight` (`hawiya eval lines` tunes it).
 pub fn name_weighing_unlisted(readings: &Readings, key: &str, weight: f32) -> Option<Checked> {
-    let candidates = candidates(readings, key);
+    let reading = readings.get(key)?;
+    let candidates: Vec<&Candidate> = reading.all_candidates().collect();
     let hypotheses: Vec<(&str, f32)> = candidates
         .iter()
         .map(|c| (c.text.as_str(), c.confidence))
         .collect();
     let chosen = candidates.get(name_list::choose(&hypotheses, weight))?;
-    Some(Checked::new(clean(&chosen.text), chosen.confidence))
+    let confidence = reading.reported(&chosen.text, chosen.confidence);
+    Some(Checked::new(clean(&chosen.text), confidence))
 }
 
 /// A field printed from a closed list: the first hypothesis that folds to a list
@@ -297,6 +299,15 @@ mod tests {
             &[("سامر يومي سرور", 0.91), ("سامر بيومي سرور", 0.1)],
         );
         assert_eq!(name(&r, "name").unwrap().text, "سامر يومي سرور");
+    }
+
+    #[test]
+    fn a_name_line_weighs_its_second_look_with_its_own_hypotheses() {
+        let mut r = readings("name", &[("سامر  يومي سرور", 0.91)]);
+        assert_eq!(name(&r, "name").unwrap().text, "سامر يومي سرور");
+        let reading = r.get_mut("name").unwrap();
+        reading.second_look = vec![Candidate::new("سامر بيومي سرور", 0.86)];
+        assert_eq!(name(&r, "name").unwrap().text, "سامر بيومي سرور");
     }
 
     #[test]
