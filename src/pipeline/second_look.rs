@@ -26,6 +26,7 @@ use crate::recognizer::preprocess::paper_level;
 /// a rule of its own (see the module's documentation).
 const CHOSEN_BY_RULE: &[&str] = &[
     "national_id",
+    "owner_national_id",
     "first_name",
     "last_name",
     "name",
