@@ -24,6 +24,20 @@ pub trait LineRecognizer: Send + Sync + 'static {
     /// One reading per crop, in order.
     fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError>;
 
+    /// [`recognize`](Self::recognize), refusing an answer that is not one reading
+    /// per crop.
+    fn read_each(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
+        let count = crops.len();
+        let readings = self.recognize(crops)?;
+        if readings.len() != count {
+            return Err(ExtractError::Internal(format!(
+                "the recognizer returned {} readings for {count} crops",
+                readings.len()
+            )));
+        }
+        Ok(readings)
+    }
+
     fn is_ready(&self) -> bool;
 }
 
@@ -243,14 +257,7 @@ impl Pipeline {
 
         let readings = self
             .recognizer
-            .recognize(crops.iter().map(|c| c.image.clone()).collect())?;
-        if readings.len() != crops.len() {
-            return Err(ExtractError::Internal(format!(
-                "the recognizer returned {} readings for {} lines",
-                readings.len(),
-                crops.len()
-            )));
-        }
+            .read_each(crops.iter().map(|c| c.image.clone()).collect())?;
         trace.readings = crops
             .iter()
             .map(|c| c.key.clone())

@@ -21,6 +21,8 @@ use super::post::{LineReading, Readings};
 use super::read::LineCrop;
 use super::{ExtractError, LineRecognizer};
 use crate::recognizer::preprocess::paper_level;
+// The recognizer's revote variants, made here from the crop rather than its input.
+use crate::recognizer::revote::{MARGIN, SCALES};
 
 /// Field keys (`layouts/*.toml`) whose post-processing chooses among hypotheses by
 /// a rule of its own (see the module's documentation).
@@ -37,11 +39,6 @@ const CHOSEN_BY_RULE: &[&str] = &[
     "address",
     "mrz_line2",
 ];
-
-/// Horizontal scales of the first two variants.
-const SCALES: [f32; 2] = [0.9, 1.1];
-/// Paper added above and below the third variant, as a share of the crop height.
-const MARGIN: f32 = 0.15;
 
 /// Reads again, as [`variants`], the crops of the fields [`CHOSEN_BY_RULE`] whose
 /// best reading is less confident than `below`, and adds what those readings
@@ -66,14 +63,7 @@ pub fn second_look(
         return Ok(());
     }
     let images: Vec<GrayImage> = doubtful.iter().flat_map(|c| variants(&c.image)).collect();
-    let expected = images.len();
-    let second = recognizer.recognize(images)?;
-    if second.len() != expected {
-        return Err(ExtractError::Internal(format!(
-            "the recognizer returned {} readings for {expected} variants",
-            second.len()
-        )));
-    }
+    let second = recognizer.read_each(images)?;
     for (crop, others) in doubtful.iter().zip(second.chunks(SCALES.len() + 1)) {
         if let Some(reading) = readings.get_mut(&crop.key) {
             let proposed = others.iter().flat_map(|o| o.candidates.iter().cloned());

@@ -13,9 +13,9 @@ use super::decode::Reading;
 use super::preprocess::{LineInput, input_width};
 
 /// Horizontal scales of the first two variants.
-const SCALES: [f32; 2] = [0.9, 1.1];
+pub const SCALES: [f32; 2] = [0.9, 1.1];
 /// Margin added above and below the third variant, as a share of the crop height.
-const MARGIN: f32 = 0.15;
+pub const MARGIN: f32 = 0.15;
 
 /// The three variants of one prepared crop.
 pub fn variants(input: &LineInput, cfg: &ModelConfig) -> [LineInput; 3] {
