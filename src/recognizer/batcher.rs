@@ -181,7 +181,7 @@ impl Batcher {
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("recognizer-{i}"))
-                    .spawn(move || worker(reader, batch_rx, ready_tx))
+                    .spawn(move || with_inline_cpu_kernels(|| worker(reader, batch_rx, ready_tx)))
                     .expect("spawning an inference thread"),
             );
         }
@@ -254,6 +254,25 @@ impl BatcherHandle {
                 metrics::counter!("recognizer_overloaded_total").increment(1);
                 RecognizeError::Overloaded
             })
+    }
+}
+
+/// Runs `f` with this thread as the only thread of a rayon pool of its own, so that
+/// candle's CPU kernels run their parallel loops (softmax, layer norm, convolution)
+/// inline. From any other thread each such loop hands its work to rayon's global
+/// pool and sleeps until a pool thread has done it: two context switches per
+/// operation, hundreds per decoding step, half the recognition time of a document
+/// on two cores. Matrix products then run on this thread alone too; more
+/// inference threads (`HAWIYA_INFERENCE_THREADS`) are how to use more cores.
+/// Runs `f` as it is if the pool cannot be made.
+fn with_inline_cpu_kernels(f: impl FnOnce() + Send) {
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+    {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
     }
 }
 
@@ -619,5 +638,47 @@ mod tests {
         assert_eq!(widths, vec![100, 110, 105]);
         let rest: Vec<usize> = pending.iter().map(|j| j.input.width).collect();
         assert_eq!(rest, vec![400, 90, 800]);
+    }
+
+    /// Test double: reports, as its reading, how many threads a parallel loop run
+    /// inside `read_batch` used besides the inference thread itself.
+    struct ParallelLoopProbe;
+
+    impl LineReader for ParallelLoopProbe {
+        fn prepare(&self, crop: &GrayImage) -> LineInput {
+            LineInput {
+                width: crop.width() as usize,
+                pixels: Vec::new(),
+            }
+        }
+
+        fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+            use rayon::prelude::*;
+            let here = std::thread::current().id();
+            let elsewhere = (0..4096)
+                .into_par_iter()
+                .filter(|_| std::thread::current().id() != here)
+                .count();
+            Ok(inputs
+                .iter()
+                .map(|_| reading(elsewhere.to_string()))
+                .collect())
+        }
+    }
+
+    #[test]
+    fn candles_parallel_loops_run_on_the_inference_thread_itself() {
+        for threads in [1, 2] {
+            let handle = Batcher::start(
+                ParallelLoopProbe,
+                BatcherConfig {
+                    threads,
+                    ..BatcherConfig::default()
+                },
+            );
+            for reading in handle.recognize(crops(&[1, 2, 3])).unwrap() {
+                assert_eq!(reading.text, "0", "{threads} inference threads");
+            }
+        }
     }
 }
