@@ -264,7 +264,7 @@ impl BatcherHandle {
 /// operation, hundreds per decoding step, half the recognition time of a document
 /// on two cores. Matrix products then run on this thread alone too; more
 /// inference threads (`HAWIYA_INFERENCE_THREADS`) are how to use more cores.
-/// Runs `f` as it is if the pool cannot be made.
+/// Runs `f` as it is, slower but correct, if the pool cannot be made.
 fn with_inline_cpu_kernels(f: impl FnOnce() + Send) {
     match rayon::ThreadPoolBuilder::new()
         .num_threads(1)
@@ -272,7 +272,10 @@ fn with_inline_cpu_kernels(f: impl FnOnce() + Send) {
         .build()
     {
         Ok(pool) => pool.install(f),
-        Err(_) => f(),
+        Err(error) => {
+            tracing::warn!(%error, "inference thread without a rayon pool of its own");
+            f()
+        }
     }
 }
 
