@@ -474,16 +474,21 @@ mod tests {
         }
     }
 
+    /// A test double's prepared crop: its width, which identifies it, and no pixels.
+    fn width_only(crop: &GrayImage) -> LineInput {
+        LineInput {
+            width: crop.width() as usize,
+            pixels: Vec::new(),
+        }
+    }
+
     fn reading(text: String) -> Reading {
         Reading::of_text(&text, 1.0)
     }
 
     impl LineReader for Arc<Echo> {
         fn prepare(&self, crop: &GrayImage) -> LineInput {
-            LineInput {
-                width: crop.width() as usize,
-                pixels: Vec::new(),
-            }
+            width_only(crop)
         }
 
         fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
@@ -649,10 +654,7 @@ mod tests {
 
     impl LineReader for ParallelLoopProbe {
         fn prepare(&self, crop: &GrayImage) -> LineInput {
-            LineInput {
-                width: crop.width() as usize,
-                pixels: Vec::new(),
-            }
+            width_only(crop)
         }
 
         fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
