@@ -1,5 +1,7 @@
 //! Document pipeline stages on the committed NID-front phone photo (1280x960 JPEG,
-//! tests/fixtures/docs), and the whole document with the shipped models.
+//! tests/fixtures/docs), and the whole document with the shipped models; the same
+//! photo enlarged to a phone camera's 12 MP (4032x3024) for the stages that see the
+//! whole upload.
 //!
 //!     cargo bench --bench pipeline
 
@@ -10,8 +12,9 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group};
 use hawiya::pipeline::decode::{DecodeLimits, decode};
 use hawiya::pipeline::locate::{LocateConfig, candidates};
+use hawiya::pipeline::overview::Overview;
 use hawiya::pipeline::read::{cut_lines, sharpness};
-use hawiya::pipeline::warp::warp_gray;
+use hawiya::pipeline::rectify::rectify;
 use hawiya::pipeline::{CARD_WIDTH, regions};
 use image::imageops;
 
@@ -24,10 +27,16 @@ fn bench(c: &mut Criterion) {
     let quad = candidates(&image, &config)[0].quad;
     let kind = hawiya::domain::DocumentKind::NidFront;
     let card_height = (CARD_WIDTH as f32 / hawiya::layout::builtin(kind).page.aspect()) as u32;
-    let grey = imageops::grayscale(&image);
-    let card = warp_gray(&grey, &quad, CARD_WIDTH, card_height);
+    let card = rectify(&image, &quad, CARD_WIDTH, card_height).card;
     let pipeline = hawiya::pipeline::cli::load_pipeline(&root.join("models"))
         .expect("the shipped models in models/");
+    let large = imageops::resize(&image, 4032, 3024, imageops::FilterType::CatmullRom);
+    let large_quad = quad.scaled(4032.0 / image.width() as f32);
+    let mut large_bytes = std::io::Cursor::new(Vec::new());
+    large
+        .write_to(&mut large_bytes, image::ImageFormat::Jpeg)
+        .unwrap();
+    let large_bytes = large_bytes.into_inner();
 
     let mut group = c.benchmark_group("pipeline");
     group
@@ -41,13 +50,8 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("rectify (grey + warp + sharpness)", |b| {
         b.iter(|| {
-            let card = warp_gray(
-                &imageops::grayscale(black_box(&image)),
-                &quad,
-                CARD_WIDTH,
-                card_height,
-            );
-            sharpness(&card, 2)
+            let rectified = rectify(black_box(&image), &quad, CARD_WIDTH, card_height);
+            sharpness(&rectified.card, 2)
         })
     });
     group.bench_function("cut lines", |b| {
@@ -55,6 +59,18 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("whole document, shipped models", |b| {
         b.iter(|| pipeline.run(black_box(&bytes), None).0.unwrap())
+    });
+    group.bench_function("12 MP: decode", |b| {
+        b.iter(|| decode(black_box(&large_bytes), &DecodeLimits::default()).unwrap())
+    });
+    group.bench_function("12 MP: overview + locate", |b| {
+        b.iter(|| candidates(Overview::of(black_box(&large)).image(), &config))
+    });
+    group.bench_function("12 MP: rectify", |b| {
+        b.iter(|| rectify(black_box(&large), &large_quad, CARD_WIDTH, card_height))
+    });
+    group.bench_function("12 MP: whole document, shipped models", |b| {
+        b.iter(|| pipeline.run(black_box(&large_bytes), None).0.unwrap())
     });
     group.finish();
 }

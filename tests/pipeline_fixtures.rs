@@ -40,12 +40,7 @@ fn fixture_image(file: &str) -> RgbImage {
 fn read_outline(image: &RgbImage, classifier: &Classifier) -> (hawiya::domain::DocumentKind, Quad) {
     let located = locate(image, &LocateConfig::default()).expect("a document");
     let class = classifier.classify(image, &located.quad);
-    let quad = if class.upside_down {
-        located.quad.turned(2)
-    } else {
-        located.quad
-    };
-    (class.kind, quad)
+    (class.kind, class.upright(located.quad))
 }
 
 fn card(image: &RgbImage, quad: &Quad, kind: hawiya::domain::DocumentKind) -> GrayImage {
@@ -225,4 +220,37 @@ fn a_soft_photo_is_read_and_only_a_featureless_one_refused() {
         refused.map(|e| e.kind),
         trace.sharpness
     );
+}
+
+fn jpeg_bytes(image: &RgbImage) -> Vec<u8> {
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    image
+        .write_to(&mut bytes, image::ImageFormat::Jpeg)
+        .unwrap();
+    bytes.into_inner()
+}
+
+#[test]
+fn a_phone_cameras_full_size_photo_is_read_like_the_same_photo_at_the_tuned_size() {
+    // The 1280x960 photo fixture enlarged to a 12 MP phone photo (4032x3024). The
+    // card is looked for on an overview averaged back down and read from the
+    // upload averaged down around it; both must map back to the upload's pixels.
+    let pipeline = hawiya::pipeline::Pipeline::new(
+        hawiya::pipeline::PipelineConfig::default(),
+        classifier(),
+        std::sync::Arc::new(NoText),
+    );
+    let image = fixture_image("nid-front-photo.jpg");
+    let large = imageops::resize(&image, 4032, 3024, imageops::FilterType::CatmullRom);
+    let (read, trace) = pipeline.run(&jpeg_bytes(&image), None);
+    let (large_read, large_trace) = pipeline.run(&jpeg_bytes(&large), None);
+    assert!(read.is_ok() && large_read.is_ok(), "{:?}", large_read.err());
+    assert_eq!(large_trace.image_size, Some((4032, 3024)));
+    assert_eq!(
+        large_trace.classification.map(|c| c.kind),
+        trace.classification.map(|c| c.kind)
+    );
+    let (quad, large_quad) = (trace.quad.unwrap(), large_trace.quad.unwrap());
+    let error = corner_error(&large_quad.scaled(image.width() as f32 / 4032.0), &quad);
+    assert!(error < 0.01 * quad.width(), "corners {error:.1} px apart");
 }

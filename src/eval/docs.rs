@@ -18,10 +18,12 @@ use crate::pipeline::classify::Classifier;
 use crate::pipeline::cli::{TruthLine, TruthRecord, corner_error, load_pipeline, read_truth};
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::locate::{self, LocateConfig};
+use crate::pipeline::overview::Overview;
 use crate::pipeline::post::LOW_CONFIDENCE;
 use crate::pipeline::post::text::levenshtein;
 use crate::pipeline::read::{LineCrop, cut_lines};
-use crate::pipeline::warp::{Homography, Point, Quad, warp_gray};
+use crate::pipeline::rectify::rectify;
+use crate::pipeline::warp::{Homography, Point, Quad};
 use crate::pipeline::{CARD_WIDTH, regions};
 use crate::synth::cli::{LabelsWriter, write_png};
 
@@ -259,20 +261,17 @@ fn geometry(
     };
     lap("decode", &mut timings);
     let truth = record.quad_in(image.width(), image.height());
-    let candidates = locate::candidates(&image, &LocateConfig::default());
+    let overview = Overview::of(&image);
+    let candidates = locate::candidates(overview.image(), &LocateConfig::default());
     let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
-    let Some((chosen, class)) = classifier.pick(&image, &quads) else {
+    let Some((chosen, class)) = classifier.pick(overview.image(), &quads) else {
         outcome.error = Some("NO_DOCUMENT_FOUND".into());
         outcome.timings = timings;
         return Ok(outcome);
     };
     let found = candidates[chosen];
     lap("locate_classify", &mut timings);
-    let read_as = if class.upside_down {
-        found.quad.turned(2)
-    } else {
-        found.quad
-    };
+    let read_as = overview.to_upload(class.upright(found.quad));
     outcome.quad = Some(read_as);
     let matched = OutlineMatch::new(&read_as, &truth);
     let (located, upright) = matched.verdict(tolerance);
@@ -584,7 +583,7 @@ fn cut_with_true_outline<'a>(
     );
     let aspect = crate::layout::builtin(record.kind).page.aspect();
     let (cw, ch) = (CARD_WIDTH, (CARD_WIDTH as f32 / aspect).round() as u32);
-    let card = warp_gray(&image::imageops::grayscale(&image), &truth, cw, ch);
+    let card = rectify(&image, &truth, cw, ch).card;
     let crops = cut_lines(&card, &regions(record.kind));
     let to_card = Homography::from_points(truth.corners, Quad::full(cw, ch).corners)
         .ok_or_else(|| anyhow::anyhow!("{}: degenerate outline", record.file))?;

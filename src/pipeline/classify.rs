@@ -146,6 +146,17 @@ pub struct Classification {
     pub confidence: f32,
 }
 
+impl Classification {
+    /// `outline` turned so that its first side is the document's top.
+    pub fn upright(&self, outline: Quad) -> Quad {
+        if self.upside_down {
+            outline.turned(2)
+        } else {
+            outline
+        }
+    }
+}
+
 /// Why a classifier model cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {

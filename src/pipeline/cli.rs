@@ -213,8 +213,7 @@ impl TruthRecord {
 
     /// The card's width in the image's pixels: the mean of its top and bottom sides.
     pub fn card_width_px(&self) -> f32 {
-        let c = self.quad_in(self.width, self.height).corners;
-        0.5 * (c[0].distance(c[1]) + c[3].distance(c[2]))
+        self.quad_in(self.width, self.height).width()
     }
 }
 

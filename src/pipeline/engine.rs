@@ -5,15 +5,17 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use image::{GrayImage, imageops};
+use image::GrayImage;
 
 use super::classify::{Classification, Classifier};
 use super::decode::{self, DecodeLimits, Format};
 use super::locate::{self, LocateConfig, LocateMethod};
+use super::overview::Overview;
 use super::post::{self, LineReading, Readings};
 use super::read::{self, FieldRegion};
+use super::rectify::{Rectified, rectify};
 use super::second_look::second_look;
-use super::warp::{Quad, warp_gray};
+use super::warp::Quad;
 use super::{ExtractError, Extraction, Extractor, IdType};
 use crate::domain::DocumentKind;
 use crate::layout;
@@ -201,17 +203,18 @@ impl Pipeline {
         trace.image_size = Some(image.dimensions());
         timer.lap("decode");
 
-        let candidates = locate::candidates(&image, &self.config.locate);
+        let overview = Overview::of(&image);
+        let candidates = locate::candidates(overview.image(), &self.config.locate);
         timer.lap("locate");
 
         // The classifier picks the outline it is surest holds a document.
         let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
         let (chosen, class) = self
             .classifier
-            .pick(&image, &quads)
+            .pick(overview.image(), &quads)
             .ok_or(ExtractError::NoDocumentFound)?;
         let located = candidates[chosen];
-        trace.quad = Some(located.quad);
+        trace.quad = Some(overview.to_upload(located.quad));
         trace.locate_method = Some(located.method);
         trace.classification = Some(class);
         if let Some(requested) = id_type
@@ -222,28 +225,21 @@ impl Pipeline {
                 found: class.kind,
             });
         }
-        let quad = if class.upside_down {
-            located.quad.turned(2)
-        } else {
-            located.quad
-        };
+        let quad = overview.to_upload(class.upright(located.quad));
         trace.quad = Some(quad);
         timer.lap("classify");
 
         let layout = layout::builtin(class.kind);
         let card_height = (CARD_WIDTH as f32 / layout.page.aspect()).round() as u32;
-        let card_width_in_upload = (quad.corners[0].distance(quad.corners[1])
-            + quad.corners[3].distance(quad.corners[2]))
-            / 2.0;
+        let card_width_in_upload = quad.width();
         if card_width_in_upload < self.config.min_card_width {
             return Err(ExtractError::ImageTooSmall(format!(
                 "the document is {card_width_in_upload:.0} pixels wide; at least {:.0} are needed",
                 self.config.min_card_width
             )));
         }
-        let grey = imageops::grayscale(&image);
-        let card = warp_gray(&grey, &quad, CARD_WIDTH, card_height);
-        let upsampling = (CARD_WIDTH as f32 / card_width_in_upload).round().max(1.0) as usize;
+        let Rectified { card, source_width } = rectify(&image, &quad, CARD_WIDTH, card_height);
+        let upsampling = (CARD_WIDTH as f32 / source_width).round().max(1.0) as usize;
         let sharpness = read::sharpness(&card, upsampling);
         trace.sharpness = Some(sharpness);
         if sharpness < self.config.min_sharpness {

