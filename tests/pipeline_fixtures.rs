@@ -160,24 +160,31 @@ impl hawiya::pipeline::LineRecognizer for NoText {
     }
 }
 
-fn png_bytes(image: &RgbImage) -> Vec<u8> {
+/// The pipeline with the shipped classifier and [`NoText`] for a recognizer.
+fn pipeline_reading_no_text(
+    config: hawiya::pipeline::PipelineConfig,
+) -> hawiya::pipeline::Pipeline {
+    hawiya::pipeline::Pipeline::new(config, classifier(), std::sync::Arc::new(NoText))
+}
+
+fn encoded(image: &RgbImage, format: image::ImageFormat) -> Vec<u8> {
     let mut bytes = std::io::Cursor::new(Vec::new());
-    image.write_to(&mut bytes, image::ImageFormat::Png).unwrap();
+    image.write_to(&mut bytes, format).unwrap();
     bytes.into_inner()
+}
+
+fn png_bytes(image: &RgbImage) -> Vec<u8> {
+    encoded(image, image::ImageFormat::Png)
 }
 
 #[test]
 fn sharpness_is_judged_at_the_uploads_resolution() {
     // A bar between the sharpness of the coarse scan below measured on its 2x warp
     // (about 25) and at its own resolution (about 250).
-    let pipeline = hawiya::pipeline::Pipeline::new(
-        hawiya::pipeline::PipelineConfig {
-            min_sharpness: 100.0,
-            ..Default::default()
-        },
-        classifier(),
-        std::sync::Arc::new(NoText),
-    );
+    let pipeline = pipeline_reading_no_text(hawiya::pipeline::PipelineConfig {
+        min_sharpness: 100.0,
+        ..Default::default()
+    });
     let image = fixture_image("nid-back-scan.jpg");
     // A 150 dpi scan with soft optics: the card, about 500 px wide, is warped up 2x.
     let coarse = imageops::blur(
@@ -205,11 +212,7 @@ fn sharpness_is_judged_at_the_uploads_resolution() {
 fn a_soft_photo_is_read_and_only_a_featureless_one_refused() {
     // Free of pixel noise (a phone smooths it away), a photo blurred by 2 px
     // measures about 2.6, yet the shipped recognizer reads every field of this one.
-    let pipeline = hawiya::pipeline::Pipeline::new(
-        hawiya::pipeline::PipelineConfig::default(),
-        classifier(),
-        std::sync::Arc::new(NoText),
-    );
+    let pipeline = pipeline_reading_no_text(hawiya::pipeline::PipelineConfig::default());
     let image = fixture_image("nid-front-photo.jpg");
     let (read, trace) = pipeline.run(&png_bytes(&imageops::blur(&image, 2.0)), None);
     assert!(read.is_ok(), "{:?} at {:?}", read.err(), trace.sharpness);
@@ -223,11 +226,7 @@ fn a_soft_photo_is_read_and_only_a_featureless_one_refused() {
 }
 
 fn jpeg_bytes(image: &RgbImage) -> Vec<u8> {
-    let mut bytes = std::io::Cursor::new(Vec::new());
-    image
-        .write_to(&mut bytes, image::ImageFormat::Jpeg)
-        .unwrap();
-    bytes.into_inner()
+    encoded(image, image::ImageFormat::Jpeg)
 }
 
 #[test]
@@ -235,11 +234,7 @@ fn a_phone_cameras_full_size_photo_is_read_like_the_same_photo_at_the_tuned_size
     // The 1280x960 photo fixture enlarged to a 12 MP phone photo (4032x3024). The
     // card is looked for on an overview averaged back down and read from the
     // upload averaged down around it; both must map back to the upload's pixels.
-    let pipeline = hawiya::pipeline::Pipeline::new(
-        hawiya::pipeline::PipelineConfig::default(),
-        classifier(),
-        std::sync::Arc::new(NoText),
-    );
+    let pipeline = pipeline_reading_no_text(hawiya::pipeline::PipelineConfig::default());
     let image = fixture_image("nid-front-photo.jpg");
     let large = imageops::resize(&image, 4032, 3024, imageops::FilterType::CatmullRom);
     let (read, trace) = pipeline.run(&jpeg_bytes(&image), None);

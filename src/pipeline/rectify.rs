@@ -1,4 +1,5 @@
-//! Stage 4: the card flattened to the canonical size, in grey.
+//! The end of stage 2: the located card, turned upright by the classifier, flattened
+//! to the canonical size in grey.
 //!
 //! The warp is bilinear: each card pixel reads the four upload pixels around one
 //! point. That is right when the card is about as wide in the upload as on the
@@ -6,7 +7,7 @@
 //! it is much wider (a phone's 12 MP photo holds the card 2,000 to 3,000 px wide):
 //! a card pixel then reads a few of the many upload pixels it covers, and thin
 //! strokes break up or vanish between samples (aliasing). Such a card's region is
-//! first averaged down to about the canonical width.
+//! first averaged down to between one and two canonical widths.
 
 use image::{GrayImage, RgbImage, imageops};
 
@@ -24,7 +25,8 @@ const AVERAGE_FROM: f32 = 2.0;
 pub struct Rectified {
     pub card: GrayImage,
     /// Width of the card in the image it was warped from (the upload, or its
-    /// averaged-down region), in pixels: how much the warp enlarged it.
+    /// averaged-down region), in pixels; over the canonical width, how much the
+    /// warp narrowed it.
     pub source_width: f32,
 }
 
