@@ -9,10 +9,10 @@
 //! strokes break up or vanish between samples (aliasing). Such a card's region is
 //! first averaged down to between one and two canonical widths.
 
-use image::{GrayImage, RgbImage, imageops};
+use image::{GenericImageView, GrayImage, RgbImage, imageops};
 
 use super::shrink::{Region, shrink};
-use super::warp::{Point, Quad, warp_gray};
+use super::warp::{Point, Quad, warp_gray, warp_gray_region};
 
 /// Upload pixels per canonical card pixel from which the card's region is averaged
 /// down before the warp, by the whole factor at most that reduction: the card is
@@ -39,8 +39,18 @@ pub fn rectify(upload: &RgbImage, quad: &Quad, width: u32, height: u32) -> Recti
     {
         return rectified;
     }
+    // Only the card's part of the upload is turned grey: on a 12 MP photo, the
+    // whole of it took longer than the warp.
+    let [x0, y0, x1, y1] = quad.bounds();
+    let mut region = Region::around(x0, y0, x1, y1, 2.0, upload.dimensions());
+    if region.width == 0 || region.height == 0 {
+        // An outline off the upload reads its edge pixels, as the warp does.
+        region = Region::whole(upload);
+    }
+    let grey =
+        imageops::grayscale(&*upload.view(region.left, region.top, region.width, region.height));
     Rectified {
-        card: warp_gray(&imageops::grayscale(upload), quad, width, height),
+        card: warp_gray_region(&grey, (region.left, region.top), quad, width, height),
         source_width: card_width,
     }
 }
@@ -59,20 +69,11 @@ fn averaged_down(
     // A block of margin: the warp's last samples read a neighbour beyond the
     // outline.
     let [x0, y0, x1, y1] = quad.bounds();
-    let (w, h) = upload.dimensions();
-    let margin = factor as f32;
-    let clamp = |v: f32, max: u32| (v.max(0.0) as u32).min(max);
-    let (left, top) = (clamp(x0 - margin, w), clamp(y0 - margin, h));
-    let (right, bottom) = (clamp(x1 + margin, w), clamp(y1 + margin, h));
-    let region = Region {
-        left,
-        top,
-        width: right.checked_sub(left)?,
-        height: bottom.checked_sub(top)?,
-    };
+    let region = Region::around(x0, y0, x1, y1, factor as f32, upload.dimensions());
     if region.width < 2 * factor || region.height < 2 * factor {
         return None;
     }
+    let (left, top) = (region.left, region.top);
     let reduced = imageops::grayscale(&shrink(upload, region, factor));
     let local = Quad {
         corners: quad

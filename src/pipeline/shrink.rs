@@ -16,6 +16,27 @@ pub struct Region {
 }
 
 impl Region {
+    /// The pixels under the box `x0..x1` by `y0..y1` (continuous coordinates) and
+    /// `margin` pixels around it, within an image of `size`; empty when the box
+    /// lies outside.
+    pub fn around(x0: f32, y0: f32, x1: f32, y1: f32, margin: f32, size: (u32, u32)) -> Region {
+        let clamp = |v: f32, max: u32| (v.max(0.0) as u32).min(max);
+        let (left, top) = (
+            clamp((x0 - margin).floor(), size.0),
+            clamp((y0 - margin).floor(), size.1),
+        );
+        let (right, bottom) = (
+            clamp((x1 + margin).ceil(), size.0),
+            clamp((y1 + margin).ceil(), size.1),
+        );
+        Region {
+            left,
+            top,
+            width: right.saturating_sub(left),
+            height: bottom.saturating_sub(top),
+        }
+    }
+
     pub fn whole(image: &RgbImage) -> Region {
         Region {
             left: 0,

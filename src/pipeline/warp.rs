@@ -194,8 +194,8 @@ fn target_corners(width: u32, height: u32) -> [Point; 4] {
 pub fn warp_rgb(image: &RgbImage, quad: &Quad, width: u32, height: u32) -> RgbImage {
     let pixels = warp_channels::<3>(
         image.as_raw(),
-        image.width(),
-        image.height(),
+        image.dimensions(),
+        (0, 0),
         quad,
         width,
         height,
@@ -205,10 +205,25 @@ pub fn warp_rgb(image: &RgbImage, quad: &Quad, width: u32, height: u32) -> RgbIm
 
 /// As [`warp_rgb`] for a grey image.
 pub fn warp_gray(image: &GrayImage, quad: &Quad, width: u32, height: u32) -> GrayImage {
+    warp_gray_region(image, (0, 0), quad, width, height)
+}
+
+/// As [`warp_gray`], where `region` is the part of a larger image whose top left
+/// corner lies at `origin` in it, and `quad` is in the larger image's pixels. When
+/// the region holds every pixel the warp reads (the quad and one pixel around it,
+/// or up to the larger image's border), the result is the same, bit for bit, as
+/// warping the larger image.
+pub fn warp_gray_region(
+    region: &GrayImage,
+    origin: (u32, u32),
+    quad: &Quad,
+    width: u32,
+    height: u32,
+) -> GrayImage {
     let pixels = warp_channels::<1>(
-        image.as_raw(),
-        image.width(),
-        image.height(),
+        region.as_raw(),
+        region.dimensions(),
+        origin,
         quad,
         width,
         height,
@@ -218,10 +233,11 @@ pub fn warp_gray(image: &GrayImage, quad: &Quad, width: u32, height: u32) -> Gra
 
 /// The bilinear warp over interleaved 8-bit pixels of `C` channels; an all-zero image
 /// when the quad is degenerate.
+/// `src` holds the source's pixels from `origin` on (see [`warp_gray_region`]).
 fn warp_channels<const C: usize>(
     src: &[u8],
-    source_width: u32,
-    source_height: u32,
+    (source_width, source_height): (u32, u32),
+    origin: (u32, u32),
     quad: &Quad,
     width: u32,
     height: u32,
@@ -231,8 +247,11 @@ fn warp_channels<const C: usize>(
         return out;
     };
     let (sw, sh) = (source_width as usize, source_height as usize);
+    // Whole numbers under 2^24 taken from positions of the same range: exact, so
+    // the samples' cells and fractions are those of the whole image.
+    let (ox, oy) = (origin.0 as f32, origin.1 as f32);
     for_each_source_point(&map, width, height, |x, y, sx, sy| {
-        let (x0, y0, fx, fy) = split(sx, sy, sw, sh);
+        let (x0, y0, fx, fy) = split(sx - ox, sy - oy, sw, sh);
         let at = |xx: usize, yy: usize, c: usize| f32::from(src[(yy * sw + xx) * C + c]);
         let (x1, y1) = ((x0 + 1).min(sw - 1), (y0 + 1).min(sh - 1));
         let pixel = (y as usize * width as usize + x as usize) * C;
@@ -351,6 +370,26 @@ mod tests {
             Point::new(0.0, 5.0),
         ];
         assert!(Homography::from_points(collinear, to).is_none());
+    }
+
+    #[test]
+    fn warping_a_region_that_holds_the_quad_is_warping_the_whole_image() {
+        let image = GrayImage::from_fn(300, 200, |x, y| Luma([((x * 7 + y * 13) % 251) as u8]));
+        let quad = Quad {
+            corners: [
+                Point::new(61.3, 40.7),
+                Point::new(230.2, 52.9),
+                Point::new(221.6, 161.4),
+                Point::new(70.05, 150.5),
+            ],
+        };
+        let whole = warp_gray(&image, &quad, 120, 76);
+        let (left, top) = (58, 38);
+        let region = image::imageops::crop_imm(&image, left, top, 176, 127).to_image();
+        assert_eq!(
+            warp_gray_region(&region, (left, top), &quad, 120, 76),
+            whole
+        );
     }
 
     #[test]
