@@ -41,8 +41,7 @@ pub fn rectify(upload: &RgbImage, quad: &Quad, width: u32, height: u32) -> Recti
     }
     // Only the card's part of the upload is turned grey: on a 12 MP photo, the
     // whole of it took longer than the warp.
-    let [x0, y0, x1, y1] = quad.bounds();
-    let mut region = Region::around(x0, y0, x1, y1, 2.0, upload.dimensions());
+    let mut region = Region::around(quad.bounds(), 2.0, upload.dimensions());
     if region.width == 0 || region.height == 0 {
         // An outline off the upload reads its edge pixels, as the warp does.
         region = Region::whole(upload);
@@ -68,8 +67,7 @@ fn averaged_down(
     let factor = reduction.floor().max(1.0) as u32;
     // A block of margin: the warp's last samples read a neighbour beyond the
     // outline.
-    let [x0, y0, x1, y1] = quad.bounds();
-    let region = Region::around(x0, y0, x1, y1, factor as f32, upload.dimensions());
+    let region = Region::around(quad.bounds(), factor as f32, upload.dimensions());
     if region.width < 2 * factor || region.height < 2 * factor {
         return None;
     }

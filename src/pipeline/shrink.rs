@@ -16,10 +16,10 @@ pub struct Region {
 }
 
 impl Region {
-    /// The pixels under the box `x0..x1` by `y0..y1` (continuous coordinates) and
-    /// `margin` pixels around it, within an image of `size`; empty when the box
-    /// lies outside.
-    pub fn around(x0: f32, y0: f32, x1: f32, y1: f32, margin: f32, size: (u32, u32)) -> Region {
+    /// The pixels under `bounds` (`[x0, y0, x1, y1]` in continuous coordinates, as
+    /// [`crate::pipeline::warp::Quad::bounds`] gives them) and `margin` pixels
+    /// around it, within an image of `size`; empty when the box lies outside.
+    pub fn around([x0, y0, x1, y1]: [f32; 4], margin: f32, size: (u32, u32)) -> Region {
         let clamp = |v: f32, max: u32| (v.max(0.0) as u32).min(max);
         let (left, top) = (
             clamp((x0 - margin).floor(), size.0),
