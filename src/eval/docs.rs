@@ -17,8 +17,8 @@ use crate::domain::arabic::fold;
 use crate::pipeline::classify::Classifier;
 use crate::pipeline::cli::{TruthLine, TruthRecord, corner_error, load_pipeline, read_truth};
 use crate::pipeline::decode::{self, DecodeLimits};
-use crate::pipeline::locate::{self, LocateConfig};
-use crate::pipeline::overview::Overview;
+use crate::pipeline::find::find_document;
+use crate::pipeline::locate::LocateConfig;
 use crate::pipeline::post::LOW_CONFIDENCE;
 use crate::pipeline::post::text::levenshtein;
 use crate::pipeline::read::{LineCrop, cut_lines};
@@ -261,17 +261,13 @@ fn geometry(
     };
     lap("decode", &mut timings);
     let truth = record.quad_in(image.width(), image.height());
-    let overview = Overview::of(&image);
-    let candidates = locate::candidates(overview.image(), &LocateConfig::default());
-    let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
-    let Some((chosen, class)) = classifier.pick(overview.image(), &quads) else {
+    let Some(found) = find_document(&image, &LocateConfig::default(), classifier, |_| ()) else {
         outcome.error = Some("NO_DOCUMENT_FOUND".into());
         outcome.timings = timings;
         return Ok(outcome);
     };
-    let found = candidates[chosen];
     lap("locate_classify", &mut timings);
-    let read_as = overview.to_upload(class.upright(found.quad));
+    let (read_as, class) = (found.quad, found.class);
     outcome.quad = Some(read_as);
     let matched = OutlineMatch::new(&read_as, &truth);
     let (located, upright) = matched.verdict(tolerance);

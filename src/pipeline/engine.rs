@@ -9,8 +9,8 @@ use image::GrayImage;
 
 use super::classify::{Classification, Classifier};
 use super::decode::{self, DecodeLimits, Format};
-use super::locate::{self, LocateConfig, LocateMethod};
-use super::overview::Overview;
+use super::find::find_document;
+use super::locate::{LocateConfig, LocateMethod};
 use super::post::{self, LineReading, Readings};
 use super::read::{self, FieldRegion};
 use super::rectify::{Rectified, rectify};
@@ -203,19 +203,13 @@ impl Pipeline {
         trace.image_size = Some(image.dimensions());
         timer.lap("decode");
 
-        let overview = Overview::of(&image);
-        let candidates = locate::candidates(overview.image(), &self.config.locate);
-        timer.lap("locate");
-
-        // The classifier picks the outline it is surest holds a document.
-        let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
-        let (chosen, class) = self
-            .classifier
-            .pick(overview.image(), &quads)
-            .ok_or(ExtractError::NoDocumentFound)?;
-        let located = candidates[chosen];
-        trace.quad = Some(overview.to_upload(located.quad));
-        trace.locate_method = Some(located.method);
+        let found = find_document(&image, &self.config.locate, &self.classifier, |stage| {
+            timer.lap(stage)
+        })
+        .ok_or(ExtractError::NoDocumentFound)?;
+        let (quad, class) = (found.quad, found.class);
+        trace.quad = Some(quad);
+        trace.locate_method = Some(found.method);
         trace.classification = Some(class);
         if let Some(requested) = id_type
             && !requested.accepts(class.kind)
@@ -225,8 +219,6 @@ impl Pipeline {
                 found: class.kind,
             });
         }
-        let quad = overview.to_upload(class.upright(located.quad));
-        trace.quad = Some(quad);
         timer.lap("classify");
 
         let layout = layout::builtin(class.kind);

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod decode;
 mod engine;
 mod extraction;
+pub mod find;
 pub mod locate;
 pub mod overview;
 pub mod post;
