@@ -18,10 +18,10 @@ fn shipped_model_reads_the_fixture_crops() {
         16,
     )
     .unwrap();
-    for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.text) {
+    for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.best.text) {
         eprintln!(
             "{:?}: {:?} read as {:?}",
-            label.category, label.text, reading.text
+            label.category, label.text, reading.best.text
         );
     }
     eprint!("{}", report.table());
@@ -33,8 +33,11 @@ fn shipped_model_reads_the_fixture_crops() {
         report.all.exact_rate()
     );
     for (_, reading) in &pairs {
-        assert_eq!(reading.char_probs.len(), reading.text.chars().count());
-        assert!((0.0..=1.0).contains(&reading.confidence));
+        assert_eq!(
+            reading.best.char_probs.len(),
+            reading.best.text.chars().count()
+        );
+        assert!((0.0..=1.0).contains(&reading.best.confidence));
     }
 }
 

@@ -539,7 +539,7 @@ mod tests {
                                     (0..n).map(|k| 1 + t * 100_000 + r * 100 + k).collect();
                                 let readings = handle.recognize(crops(&ids)).unwrap();
                                 let texts: Vec<String> =
-                                    readings.into_iter().map(|r| r.text).collect();
+                                    readings.into_iter().map(|r| r.best.text).collect();
                                 assert_eq!(
                                     texts,
                                     ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()
@@ -610,7 +610,7 @@ mod tests {
             assert_eq!(queued.join().unwrap().unwrap().len(), 4);
         });
         assert!(handle.is_ready());
-        assert_eq!(handle.recognize(crops(&[9])).unwrap()[0].text, "9");
+        assert_eq!(handle.recognize(crops(&[9])).unwrap()[0].best.text, "9");
         let mut seen = echo.seen.lock().clone();
         seen.sort_unstable();
         assert_eq!(seen, vec![1, 2, 3, 4, 5, 6, 9]);
@@ -682,7 +682,7 @@ mod tests {
                 },
             );
             for reading in handle.recognize(crops(&[1, 2, 3])).unwrap() {
-                assert_eq!(reading.text, "0", "{threads} inference threads");
+                assert_eq!(reading.best.text, "0", "{threads} inference threads");
             }
         }
     }

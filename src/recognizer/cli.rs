@@ -208,7 +208,7 @@ fn choose_as_pipeline(category: LineCategory, reading: &mut Reading, name_list_w
     let checked = match category {
         LineCategory::Name => text::name_weighing_unlisted(&readings, "", name_list_weight),
         LineCategory::NationalId => {
-            let digits = if reading.text.chars().any(|c| c.is_ascii_digit()) {
+            let digits = if reading.best.text.chars().any(|c| c.is_ascii_digit()) {
                 Digits::Ascii
             } else {
                 Digits::ArabicIndic
@@ -218,8 +218,8 @@ fn choose_as_pipeline(category: LineCategory, reading: &mut Reading, name_list_w
         _ => None,
     };
     if let Some(checked) = checked {
-        reading.text = checked.text;
-        reading.confidence = checked.confidence;
+        reading.best.text = checked.text;
+        reading.best.confidence = checked.confidence;
     }
 }
 
@@ -240,7 +240,7 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
         report = super::eval::Report::default();
         for (label, reading) in &mut pairs {
             if args.ctc {
-                reading.text = std::mem::take(&mut reading.ctc_text);
+                reading.best.text = std::mem::take(&mut reading.ctc_text);
             } else {
                 choose_as_pipeline(label.category, reading, args.name_list_weight);
             }
@@ -249,10 +249,10 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if args.errors {
-        for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.text) {
+        for (label, reading) in pairs.iter().filter(|(l, r)| l.text != r.best.text) {
             eprintln!(
                 "{:?} {}\n    truth: {}\n    read:  {} ({:.2})",
-                label.category, label.file, label.text, reading.text, reading.confidence
+                label.category, label.file, label.text, reading.best.text, reading.best.confidence
             );
             for alternative in &reading.alternatives {
                 eprintln!(
@@ -317,13 +317,13 @@ mod tests {
         // Day 34 is no date: the valid runner-up is the number.
         let mut id = with_runner_up("30312340201859", "30312240201859");
         choose_as_pipeline(LineCategory::NationalId, &mut id, 1.0);
-        assert_eq!(id.text, "30312240201859");
+        assert_eq!(id.best.text, "30312240201859");
         let mut name = with_runner_up("سامر يومي سرور", "سامر بيومي سرور");
         choose_as_pipeline(LineCategory::Name, &mut name, 1.0);
-        assert_eq!(name.text, "سامر بيومي سرور");
+        assert_eq!(name.best.text, "سامر بيومي سرور");
         let mut address = with_runner_up("سامر يومي سرور", "سامر بيومي سرور");
         choose_as_pipeline(LineCategory::Address, &mut address, 1.0);
-        assert_eq!(address.text, "سامر يومي سرور");
+        assert_eq!(address.best.text, "سامر يومي سرور");
     }
 
     /// Every generated transcript fits the vocabulary and the decoder length:
@@ -441,9 +441,9 @@ pub fn run_calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
             args.batch_size,
         )?;
         samples.extend(pairs.iter().map(|(label, reading)| Sample {
-            log_prob: reading.log_prob,
-            chars: reading.text.chars().count(),
-            exact: label.text == reading.text,
+            log_prob: reading.best.log_prob,
+            chars: reading.best.text.chars().count(),
+            exact: label.text == reading.best.text,
         }));
     }
     let calibration = Calibration::fit(&samples)

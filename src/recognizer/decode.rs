@@ -104,29 +104,21 @@ impl Hypothesis {
 /// What the recognizer read on one crop.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Reading {
-    /// Transcript in logical (storage) order.
-    pub text: String,
-    /// Probability of each character of `text`.
-    pub char_probs: Vec<f32>,
-    /// Probability that the whole transcript is right, in 0..=1 (see
-    /// [`Hypothesis::confidence`]).
-    pub confidence: f32,
-    /// Natural log of the transcript's probability (see [`Hypothesis::log_prob`]).
-    pub log_prob: f32,
+    /// The likeliest transcript (in logical, storage order), its per-character
+    /// probabilities, confidence and rivals; serialised as the reading's own fields.
+    #[serde(flatten)]
+    pub best: Hypothesis,
     /// Runner-up transcripts from beam search, most likely first.
     pub alternatives: Vec<Hypothesis>,
     /// The CTC head's reading of the same crop: an independent second opinion.
     pub ctc_text: String,
-    /// Per character of `text`, its [`Rivals`].
-    #[serde(skip)]
-    pub rivals: Vec<Rivals>,
 }
 
 impl Reading {
     /// Replaces the raw probabilities of the reading and its alternatives by
     /// `calibration`'s.
     pub fn calibrate(&mut self, calibration: &Calibration) {
-        self.confidence = calibration.of_transcript(self.log_prob, &self.text);
+        self.best.calibrate(calibration);
         for h in &mut self.alternatives {
             h.calibrate(calibration);
         }
@@ -137,25 +129,15 @@ impl Reading {
     pub(crate) fn of_text(text: &str, confidence: f32) -> Reading {
         let chars = text.chars().count();
         Reading {
-            text: text.into(),
-            char_probs: vec![confidence.powf(1.0 / chars.max(1) as f32); chars],
-            confidence,
-            log_prob: confidence.ln(),
+            best: Hypothesis {
+                text: text.into(),
+                char_probs: vec![confidence.powf(1.0 / chars.max(1) as f32); chars],
+                confidence,
+                log_prob: confidence.ln(),
+                rivals: vec![Vec::new(); chars],
+            },
             alternatives: Vec::new(),
             ctc_text: String::new(),
-            rivals: vec![Vec::new(); chars],
-        }
-    }
-
-    fn new(best: Hypothesis, alternatives: Vec<Hypothesis>, ctc_text: String) -> Reading {
-        Reading {
-            confidence: best.confidence,
-            log_prob: best.log_prob,
-            text: best.text,
-            char_probs: best.char_probs,
-            alternatives,
-            ctc_text,
-            rivals: best.rivals,
         }
     }
 }
@@ -245,7 +227,11 @@ pub fn decode(
                 .pop()
                 .expect("every crop has a hypothesis")
                 .finish(vocab);
-            Reading::new(best, alternatives, vocab.decode(&ctc.logical))
+            Reading {
+                best,
+                alternatives,
+                ctc_text: vocab.decode(&ctc.logical),
+            }
         })
         .collect())
 }
@@ -671,9 +657,9 @@ mod tests {
                 DecodeOptions::beam(3),
             )
             .unwrap();
-            assert_eq!(alone[0].text, all[i].text);
+            assert_eq!(alone[0].best.text, all[i].best.text);
             assert_eq!(alone[0].ctc_text, all[i].ctc_text);
-            assert!((alone[0].confidence - all[i].confidence).abs() < 1e-3);
+            assert!((alone[0].best.confidence - all[i].best.confidence).abs() < 1e-3);
         }
     }
 
@@ -691,17 +677,17 @@ mod tests {
         let width_one = decode(&model, &vocab, &batch, plain(DecodeOptions::beam(1))).unwrap();
         assert_eq!(greedy, width_one);
         for b in &beam {
-            assert_eq!(b.char_probs.len(), b.text.chars().count());
+            assert_eq!(b.best.char_probs.len(), b.best.text.chars().count());
             assert!(b.alternatives.len() <= 3);
             // exp() of a random model's scores can underflow to 0.
-            let mut last = if b.confidence > 0.0 {
-                b.confidence.ln()
+            let mut last = if b.best.confidence > 0.0 {
+                b.best.confidence.ln()
             } else {
                 f32::INFINITY
             };
             for alt in &b.alternatives {
                 assert!(alt.log_prob <= last + 1e-5);
-                assert_ne!(alt.text, b.text);
+                assert_ne!(alt.text, b.best.text);
                 last = alt.log_prob;
             }
         }
@@ -738,8 +724,8 @@ mod tests {
             ..DecodeOptions::greedy()
         };
         for reading in decode(&model, &vocab, &batch, greedy).unwrap() {
-            assert_eq!(reading.rivals.len(), reading.text.chars().count());
-            for (read, rivals) in reading.text.chars().zip(&reading.rivals) {
+            assert_eq!(reading.best.rivals.len(), reading.best.text.chars().count());
+            for (read, rivals) in reading.best.text.chars().zip(&reading.best.rivals) {
                 assert!(rivals.len() <= RIVALS);
                 let mut last = 1.0;
                 for &(rival, relative) in rivals {
@@ -750,7 +736,7 @@ mod tests {
             }
         }
         for reading in decode(&model, &vocab, &batch, DecodeOptions::beam(3)).unwrap() {
-            assert_eq!(reading.rivals.len(), reading.text.chars().count());
+            assert_eq!(reading.best.rivals.len(), reading.best.text.chars().count());
             for h in &reading.alternatives {
                 assert_eq!(h.rivals.len(), h.text.chars().count());
             }
@@ -781,15 +767,15 @@ mod tests {
         let joint = beam3(&model, &vocab, &batch, Some(CTC_WEIGHT));
         for (p, j) in plain.iter().zip(&joint) {
             let mut pool: Vec<&str> = p.alternatives.iter().map(|h| h.text.as_str()).collect();
-            pool.extend([p.text.as_str(), p.ctc_text.as_str()]);
+            pool.extend([p.best.text.as_str(), p.ctc_text.as_str()]);
             assert!(
-                pool.contains(&j.text.as_str()),
+                pool.contains(&j.best.text.as_str()),
                 "{} not among {pool:?}",
-                j.text
+                j.best.text
             );
-            assert_eq!(j.char_probs.len(), j.text.chars().count());
-            let mut last = if j.confidence > 0.0 {
-                j.confidence.ln()
+            assert_eq!(j.best.char_probs.len(), j.best.text.chars().count());
+            let mut last = if j.best.confidence > 0.0 {
+                j.best.confidence.ln()
             } else {
                 f32::INFINITY
             };
@@ -812,8 +798,8 @@ mod tests {
         let decoder_only = with_weight(0.0);
         let mut compared = 0;
         for (p, j) in plain.iter().zip(&decoder_only) {
-            if p.text == j.text {
-                assert!((p.log_prob - j.log_prob).abs() < 1e-4);
+            if p.best.text == j.best.text {
+                assert!((p.best.log_prob - j.best.log_prob).abs() < 1e-4);
                 compared += 1;
             }
         }
@@ -824,7 +810,7 @@ mod tests {
             decoder_only
                 .iter()
                 .zip(&mixed)
-                .any(|(d, m)| (d.log_prob - m.log_prob).abs() > 1e-3)
+                .any(|(d, m)| (d.best.log_prob - m.best.log_prob).abs() > 1e-3)
         );
     }
 

@@ -170,13 +170,14 @@ pub struct Report {
 
 impl Report {
     pub fn add(&mut self, category: LineCategory, truth: &str, reading: &Reading) {
-        let read = reading.text.as_str();
+        let read = reading.best.text.as_str();
         self.categories
             .entry(category)
             .or_default()
             .add(truth, read);
         self.all.add(truth, read);
-        self.confidences.push((reading.confidence, truth == read));
+        self.confidences
+            .push((reading.best.confidence, truth == read));
     }
 
     pub fn reliability(&self) -> Reliability {

@@ -304,7 +304,7 @@ impl Recognizer {
             return Ok(readings);
         };
         let doubtful: Vec<usize> = (0..readings.len())
-            .filter(|&i| readings[i].confidence < threshold)
+            .filter(|&i| readings[i].best.confidence < threshold)
             .collect();
         if doubtful.is_empty() {
             return Ok(readings);
@@ -382,8 +382,8 @@ mod tests {
         let a = original.recognize(&crops, DecodeOptions::greedy()).unwrap();
         let b = loaded.recognize(&crops, DecodeOptions::greedy()).unwrap();
         for (a, b) in a.iter().zip(&b) {
-            assert_eq!(a.text, b.text);
-            assert_eq!(a.char_probs, b.char_probs);
+            assert_eq!(a.best.text, b.best.text);
+            assert_eq!(a.best.char_probs, b.best.char_probs);
         }
         assert!(
             loaded
@@ -412,8 +412,8 @@ mod tests {
             let alone = &recognizer
                 .recognize(std::slice::from_ref(crop), options)
                 .unwrap()[0];
-            assert_eq!(read.text, alone.text);
-            assert!((read.confidence - alone.confidence).abs() < 1e-4);
+            assert_eq!(read.best.text, alone.best.text);
+            assert!((read.best.confidence - alone.best.confidence).abs() < 1e-4);
         }
     }
 
@@ -435,10 +435,10 @@ mod tests {
         let options = DecodeOptions::beam(2);
         let raw = &original.recognize(&crops, options).unwrap()[0];
         let mapped = &loaded.recognize(&crops, options).unwrap()[0];
-        assert_eq!(raw.text, mapped.text);
-        assert!((raw.confidence - raw.log_prob.exp()).abs() < 1e-6);
-        let expected = calibration.probability(raw.log_prob, raw.text.chars().count());
-        assert!((mapped.confidence - expected).abs() < 1e-4);
+        assert_eq!(raw.best.text, mapped.best.text);
+        assert!((raw.best.confidence - raw.best.log_prob.exp()).abs() < 1e-6);
+        let expected = calibration.probability(raw.best.log_prob, raw.best.text.chars().count());
+        assert!((mapped.best.confidence - expected).abs() < 1e-4);
         for (r, m) in raw.alternatives.iter().zip(&mapped.alternatives) {
             let expected = calibration.probability(r.log_prob, r.text.chars().count());
             assert!((m.confidence - expected).abs() < 1e-4);
@@ -482,9 +482,13 @@ mod tests {
                     DecodeOptions::greedy(),
                 )
                 .unwrap();
-            let texts: Vec<&str> = own.iter().chain(&others).map(|r| r.text.as_str()).collect();
+            let texts: Vec<&str> = own
+                .iter()
+                .chain(&others)
+                .map(|r| r.best.text.as_str())
+                .collect();
             assert!(
-                texts.contains(&reading.text.as_str()),
+                texts.contains(&reading.best.text.as_str()),
                 "{texts:?} {reading:?}"
             );
         }
@@ -493,7 +497,7 @@ mod tests {
             revote_below: Some(0.0),
             ..DecodeOptions::greedy()
         };
-        let texts = |r: &[Reading]| r.iter().map(|r| r.text.clone()).collect::<Vec<_>>();
+        let texts = |r: &[Reading]| r.iter().map(|r| r.best.text.clone()).collect::<Vec<_>>();
         assert_eq!(
             texts(&recognizer.recognize(&crops, none).unwrap()),
             texts(&once)

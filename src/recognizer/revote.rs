@@ -62,10 +62,14 @@ pub fn vote(first: Reading, others: Vec<Reading>) -> Reading {
     let votes: Vec<usize> = others
         .iter()
         .map(|r| {
-            others.iter().filter(|o| o.text == r.text).count() + usize::from(first.text == r.text)
+            others.iter().filter(|o| o.best.text == r.best.text).count()
+                + usize::from(first.best.text == r.best.text)
         })
         .collect();
-    let own = 1 + others.iter().filter(|o| o.text == first.text).count();
+    let own = 1 + others
+        .iter()
+        .filter(|o| o.best.text == first.best.text)
+        .count();
     others
         .into_iter()
         .zip(votes)
@@ -94,7 +98,11 @@ mod tests {
         ];
         for (first, others, voted) in cases {
             let others = others.map(reading).to_vec();
-            assert_eq!(vote(reading(first), others).text, voted, "{first} {voted}");
+            assert_eq!(
+                vote(reading(first), others).best.text,
+                voted,
+                "{first} {voted}"
+            );
         }
     }
 

@@ -166,17 +166,16 @@ impl LineReading {
 /// The recognizer's reading and its alternatives, best first.
 impl From<&crate::recognizer::Reading> for LineReading {
     fn from(reading: &crate::recognizer::Reading) -> LineReading {
-        let best = Candidate {
-            text: reading.text.clone(),
-            confidence: reading.confidence,
-            rivals: reading.rivals.clone(),
-        };
-        let alternatives = reading.alternatives.iter().map(|h| Candidate {
-            text: h.text.clone(),
-            confidence: h.confidence,
-            rivals: h.rivals.clone(),
-        });
-        LineReading::new(std::iter::once(best).chain(alternatives).collect())
+        let hypotheses = std::iter::once(&reading.best).chain(&reading.alternatives);
+        LineReading::new(
+            hypotheses
+                .map(|h| Candidate {
+                    text: h.text.clone(),
+                    confidence: h.confidence,
+                    rivals: h.rivals.clone(),
+                })
+                .collect(),
+        )
     }
 }
 
