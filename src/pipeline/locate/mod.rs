@@ -15,8 +15,9 @@
 //! Orientation is not decided here: the quad's long side is horizontal, and
 //! whether it is upside down is left to the classifier, which reads content.
 
-use image::{RgbImage, imageops};
+use image::RgbImage;
 
+use super::shrink::area_average;
 use super::warp::{Point, Quad};
 
 mod printed_block;
@@ -105,7 +106,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         ((w as f32 * scale).round() as u32).max(8),
         ((h as f32 * scale).round() as u32).max(8),
     );
-    let colour = imageops::thumbnail(image, sw, sh);
+    let colour = area_average(image, sw, sh);
     // The thumbnail is not exactly `scale` on both axes; map back per axis.
     let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
     // Thin printed outlines survive max-pooling of full-resolution gradients, where
