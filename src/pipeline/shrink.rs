@@ -3,7 +3,7 @@
 //! keeps the mapping exact (output pixel edges fall on upload pixel edges) and the
 //! loop a plain sum over rows: on a 12 MP photo it takes a few milliseconds, where
 //! `image`'s general `thumbnail` takes about a hundred. [`area_average`] is that
-//! `thumbnail` itself, for any size, computed the same fast way.
+//! `thumbnail` itself, for any smaller size, computed the same fast way.
 
 use image::{RgbImage, imageops};
 

@@ -232,8 +232,8 @@ pub fn warp_gray_region(
 }
 
 /// The bilinear warp over interleaved 8-bit pixels of `C` channels; an all-zero image
-/// when the quad is degenerate.
-/// `src` holds the source's pixels from `origin` on (see [`warp_gray_region`]).
+/// when the quad is degenerate. `src` holds the source's pixels from `origin` on
+/// (see [`warp_gray_region`]).
 fn warp_channels<const C: usize>(
     src: &[u8],
     (source_width, source_height): (u32, u32),
