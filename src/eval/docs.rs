@@ -7,7 +7,7 @@
 //! Without a recognizer (`--geometry-only`) only decoding, locating and
 //! classifying are measured.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -319,17 +319,30 @@ fn full(
 }
 
 /// Every field of `record` that `outcome` read wrong, one line each on stderr.
+/// Lists on stderr every field read wrong, and every field read where the card
+/// prints nothing.
 fn print_misread_fields(record: &TruthRecord, outcome: &Outcome) {
-    for (key, truth) in &record.fields {
+    let keys: BTreeSet<&String> = record.fields.keys().chain(outcome.fields.keys()).collect();
+    for key in keys {
+        let truth = record.fields.get(key).map(String::as_str).unwrap_or("");
         let read = outcome.fields.get(key).map(String::as_str).unwrap_or("");
-        if !truth.trim().is_empty() && read != truth {
+        let wrong = if truth.trim().is_empty() {
+            !read.trim().is_empty()
+        } else {
+            read != truth
+        };
+        if wrong {
             eprintln!(
-                "{} {} outline error {}: {key}: read {read:?}, printed {truth:?}",
+                "{} {} outline error {}: {key}: read {read:?} (confidence {}), printed {truth:?}",
                 record.file,
                 outcome.group,
                 outcome
                     .outline_error
                     .map_or("-".to_owned(), |e| format!("{:.1} %", e * 100.0)),
+                outcome
+                    .confidence
+                    .get(key)
+                    .map_or("-".to_owned(), |c| format!("{c:.2}")),
             );
         }
     }
@@ -580,6 +593,10 @@ fn cut_with_true_outline<'a>(
     let aspect = crate::layout::builtin(record.kind).page.aspect();
     let (cw, ch) = (CARD_WIDTH, (CARD_WIDTH as f32 / aspect).round() as u32);
     let card = rectify(&image, &truth, cw, ch).card;
+    if let Some(d) = std::env::var_os("HAWIYA_DUMP_CARDS") {
+        card.save(std::path::Path::new(&d).join(record.file.replace(".jpg", ".png")))
+            .unwrap();
+    }
     let crops = cut_lines(&card, &regions(record.kind));
     let to_card = Homography::from_points(truth.corners, Quad::full(cw, ch).corners)
         .ok_or_else(|| anyhow::anyhow!("{}: degenerate outline", record.file))?;
