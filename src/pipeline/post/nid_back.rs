@@ -60,14 +60,15 @@ pub fn check(readings: &Readings) -> CheckedFields {
             gender: gender_hint,
         },
     );
+    // The gender a valid number gives, and how sure the number is.
     let id_gender = id
         .as_ref()
-        .and_then(|(_, parsed)| parsed.map(|p| p.gender()));
+        .and_then(|(checked, parsed)| parsed.map(|p| (p.gender(), checked.confidence)));
     if let Some((checked, _)) = id {
         fields.insert("national_id".to_owned(), checked);
     }
     // Gender: the valid number decides; agreement makes both near certain.
-    let gender = match (printed_gender, id_gender) {
+    let gender = match (printed_gender, id_gender.map(|(gender, _)| gender)) {
         (Some(printed), Some(from_id)) if gender_of(&printed.text) == Some(from_id) => {
             let confidence = 1.0 - (1.0 - printed.confidence) * 0.3;
             fields.insert("gender".to_owned(), Checked::new(printed.text, confidence));
@@ -85,7 +86,16 @@ pub fn check(readings: &Readings) -> CheckedFields {
             fields.insert("gender".to_owned(), printed);
             gender
         }
-        (None, _) => None,
+        // A status line too faint to find: the word printed there is the number's.
+        (None, Some(from_id)) => {
+            let worth = id_gender.map_or(0.0, |(_, confidence)| confidence);
+            fields.insert(
+                "gender".to_owned(),
+                Checked::new(from_id.arabic(), worth * 0.9),
+            );
+            Some(from_id)
+        }
+        (None, None) => None,
     };
     let (religions, marital): (&[&str], &[&str]) = match gender {
         Some(Gender::Male) => (&RELIGIONS_MALE, &MARITAL_MALE),
@@ -304,6 +314,18 @@ mod tests {
         assert!(fields["gender"].confidence < 0.9);
         // The female form is one edit from the male one.
         assert_eq!(fields["religion"].text, "مسلم");
+    }
+
+    #[test]
+    fn a_status_line_not_found_takes_its_gender_from_a_valid_number() {
+        let r = readings(&[("national_id", "30312240201859"), ("religion", "مسلمة")]);
+        let fields = check(&r);
+        assert_eq!(fields["gender"].text, "ذكر");
+        assert!(fields["gender"].confidence < fields["national_id"].confidence);
+        assert_eq!(fields["religion"].text, "مسلم");
+        // An invalid number tells nothing.
+        let fields = check(&readings(&[("national_id", "30312240201858")]));
+        assert!(!fields.contains_key("gender"));
     }
 
     #[test]
