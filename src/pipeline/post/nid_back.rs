@@ -165,6 +165,22 @@ fn issue_and_expiry(readings: &Readings) -> Vec<(&'static str, Checked)> {
         })
         .collect();
     }
+    // An issue line not found or no date: the card was issued in its expiry's month,
+    // seven years before.
+    if issue_month.is_none()
+        && let Some((expiry, Some(PrintedDate::Day(day)))) = &expiry
+    {
+        let issued = PrintedDate::Month {
+            year: day.year() - VALIDITY_YEARS,
+            month: day.month(),
+        };
+        if let Some(text) = text::print_date(issued, DateForm::ArabicYm) {
+            return vec![
+                ("issue_date", Checked::new(text, expiry.confidence * 0.9)),
+                ("expiry_date", expiry.clone()),
+            ];
+        }
+    }
     [("issue_date", issue), ("expiry_date", expiry)]
         .into_iter()
         .filter_map(|(key, value)| {
@@ -326,6 +342,20 @@ mod tests {
         // An invalid number tells nothing.
         let fields = check(&readings(&[("national_id", "30312240201858")]));
         assert!(!fields.contains_key("gender"));
+    }
+
+    #[test]
+    fn an_issue_line_not_found_or_unreadable_is_the_expirys_month_seven_years_before() {
+        for issue in [None, Some("٢٠/١")] {
+            let mut lines = vec![("expiry_date", "٢٠٣١/٠٨/١٢")];
+            lines.extend(issue.map(|text| ("issue_date", text)));
+            let fields = check(&readings(&lines));
+            assert_eq!(fields["issue_date"].text, "٢٠٢٤/٠٨");
+            assert!(fields["issue_date"].confidence < fields["expiry_date"].confidence);
+        }
+        // An expiry that is no date tells nothing.
+        let fields = check(&readings(&[("expiry_date", "٢٠٣١/٠٢/٣٠")]));
+        assert!(!fields.contains_key("issue_date"));
     }
 
     #[test]
