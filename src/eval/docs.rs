@@ -318,9 +318,8 @@ fn full(
     })
 }
 
-/// Every field of `record` that `outcome` read wrong, one line each on stderr.
-/// Lists on stderr every field read wrong, and every field read where the card
-/// prints nothing.
+/// Every field of `record` that `outcome` read wrong, and every field it read where
+/// the card prints nothing, one line each on stderr with the field's confidence.
 fn print_misread_fields(record: &TruthRecord, outcome: &Outcome) {
     let keys: BTreeSet<&String> = record.fields.keys().chain(outcome.fields.keys()).collect();
     for key in keys {
@@ -593,10 +592,6 @@ fn cut_with_true_outline<'a>(
     let aspect = crate::layout::builtin(record.kind).page.aspect();
     let (cw, ch) = (CARD_WIDTH, (CARD_WIDTH as f32 / aspect).round() as u32);
     let card = rectify(&image, &truth, cw, ch).card;
-    if let Some(d) = std::env::var_os("HAWIYA_DUMP_CARDS") {
-        card.save(std::path::Path::new(&d).join(record.file.replace(".jpg", ".png")))
-            .unwrap();
-    }
     let crops = cut_lines(&card, &regions(record.kind));
     let to_card = Homography::from_points(truth.corners, Quad::full(cw, ch).corners)
         .ok_or_else(|| anyhow::anyhow!("{}: degenerate outline", record.file))?;
