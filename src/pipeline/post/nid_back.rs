@@ -81,11 +81,22 @@ pub fn check(readings: &Readings) -> CheckedFields {
             );
             Some(from_id)
         }
-        (Some(printed), None) => {
-            let gender = gender_of(&printed.text);
-            fields.insert("gender".to_owned(), printed);
-            gender
-        }
+        // No valid number: the status line's words vote.
+        (Some(printed), None) => match status_line_gender(readings, &printed) {
+            Some(voted) if gender_of(&printed.text) != Some(voted) => {
+                let confidence = printed.confidence * 0.7;
+                fields.insert(
+                    "gender".to_owned(),
+                    Checked::new(voted.arabic(), confidence),
+                );
+                Some(voted)
+            }
+            _ => {
+                let gender = gender_of(&printed.text);
+                fields.insert("gender".to_owned(), printed);
+                gender
+            }
+        },
         // A status line too faint to find: the word printed there is the number's.
         (None, Some(from_id)) => {
             let worth = id_gender.map_or(0.0, |(_, confidence)| confidence);
@@ -227,6 +238,44 @@ fn opens_with_label(line: &str) -> bool {
         .is_some_and(|word| text::levenshtein(&fold(word.trim_end_matches(':')), &label) <= 1)
 }
 
+/// The gender the status line's words vote for, each with its confidence: the
+/// gender word itself, and religion and marital status, which are printed in the
+/// holder's gender's form (`مسلم` or `مسلمة`). `None` on a tie.
+fn status_line_gender(readings: &Readings, printed: &Checked) -> Option<Gender> {
+    let mut votes = [(Gender::Male, 0.0), (Gender::Female, 0.0)];
+    let mut vote = |gender: Gender, confidence: f32| {
+        for (g, total) in &mut votes {
+            if *g == gender {
+                *total += confidence;
+            }
+        }
+    };
+    if let Some(gender) = gender_of(&printed.text) {
+        vote(gender, printed.confidence);
+    }
+    let forms: [(&str, &[&str], &[&str]); 2] = [
+        ("religion", &RELIGIONS_MALE, &RELIGIONS_FEMALE),
+        ("marital_status", &MARITAL_MALE, &MARITAL_FEMALE),
+    ];
+    for (key, male, female) in forms {
+        let Some(word) = text::snap(readings, key, &[male, female].concat()) else {
+            continue;
+        };
+        let word_is = |forms: &[&str]| forms.contains(&word.text.as_str());
+        match (word_is(male), word_is(female)) {
+            (true, false) => vote(Gender::Male, word.confidence),
+            (false, true) => vote(Gender::Female, word.confidence),
+            _ => {}
+        }
+    }
+    let [(_, male), (_, female)] = votes;
+    match male.total_cmp(&female) {
+        std::cmp::Ordering::Greater => Some(Gender::Male),
+        std::cmp::Ordering::Less => Some(Gender::Female),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
 fn gender_of(text: &str) -> Option<Gender> {
     match text {
         "ذكر" => Some(Gender::Male),
@@ -330,6 +379,25 @@ mod tests {
         assert!(fields["gender"].confidence < 0.9);
         // The female form is one edit from the male one.
         assert_eq!(fields["religion"].text, "مسلم");
+    }
+
+    #[test]
+    fn without_a_valid_number_the_status_lines_forms_vote_on_the_gender() {
+        use crate::pipeline::post::test_support::hypotheses;
+        // The gender word is garbled; religion and marital status are in female forms.
+        let mut r = hypotheses("gender", &[("مسلم", 0.3)]);
+        r.extend(readings(&[
+            ("religion", "مسلمة"),
+            ("marital_status", "متزوجة"),
+        ]));
+        let fields = check(&r);
+        assert_eq!(fields["gender"].text, "أنثى");
+        assert!(fields["gender"].confidence < 0.5);
+        assert_eq!(fields["religion"].text, "مسلمة");
+        // A clear gender word is not outvoted by one word of the other form.
+        let mut r = hypotheses("gender", &[("ذكر", 0.9)]);
+        r.extend(hypotheses("religion", &[("مسلمة", 0.6)]));
+        assert_eq!(check(&r)["gender"].text, "ذكر");
     }
 
     #[test]
