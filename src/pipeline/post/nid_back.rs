@@ -68,13 +68,13 @@ pub fn check(readings: &Readings) -> CheckedFields {
         fields.insert("national_id".to_owned(), checked);
     }
     // Gender: the valid number decides; agreement makes both near certain.
-    let gender = match (printed_gender, id_gender.map(|(gender, _)| gender)) {
-        (Some(printed), Some(from_id)) if gender_of(&printed.text) == Some(from_id) => {
+    let gender = match (printed_gender, id_gender) {
+        (Some(printed), Some((from_id, _))) if gender_of(&printed.text) == Some(from_id) => {
             let confidence = 1.0 - (1.0 - printed.confidence) * 0.3;
             fields.insert("gender".to_owned(), Checked::new(printed.text, confidence));
             Some(from_id)
         }
-        (Some(printed), Some(from_id)) => {
+        (Some(printed), Some((from_id, _))) => {
             fields.insert(
                 "gender".to_owned(),
                 Checked::new(from_id.arabic(), printed.confidence * 0.7),
@@ -98,8 +98,7 @@ pub fn check(readings: &Readings) -> CheckedFields {
             }
         },
         // A status line too faint to find: the word printed there is the number's.
-        (None, Some(from_id)) => {
-            let worth = id_gender.map_or(0.0, |(_, confidence)| confidence);
+        (None, Some((from_id, worth))) => {
             fields.insert(
                 "gender".to_owned(),
                 Checked::new(from_id.arabic(), worth * 0.9),
@@ -242,13 +241,11 @@ fn opens_with_label(line: &str) -> bool {
 /// gender word itself, and religion and marital status, which are printed in the
 /// holder's gender's form (`مسلم` or `مسلمة`). `None` on a tie.
 fn status_line_gender(readings: &Readings, printed: &Checked) -> Option<Gender> {
-    let mut votes = [(Gender::Male, 0.0), (Gender::Female, 0.0)];
-    let mut vote = |gender: Gender, confidence: f32| {
-        for (g, total) in &mut votes {
-            if *g == gender {
-                *total += confidence;
-            }
-        }
+    // Male votes count up, female ones down.
+    let mut balance = 0.0f32;
+    let mut vote = |gender: Gender, confidence: f32| match gender {
+        Gender::Male => balance += confidence,
+        Gender::Female => balance -= confidence,
     };
     if let Some(gender) = gender_of(&printed.text) {
         vote(gender, printed.confidence);
@@ -268,8 +265,7 @@ fn status_line_gender(readings: &Readings, printed: &Checked) -> Option<Gender> 
             _ => {}
         }
     }
-    let [(_, male), (_, female)] = votes;
-    match male.total_cmp(&female) {
+    match balance.total_cmp(&0.0) {
         std::cmp::Ordering::Greater => Some(Gender::Male),
         std::cmp::Ordering::Less => Some(Gender::Female),
         std::cmp::Ordering::Equal => None,
