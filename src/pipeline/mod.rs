@@ -14,11 +14,13 @@ pub mod overview;
 pub mod post;
 pub mod read;
 pub mod rectify;
-mod second_look;
+pub mod second_look;
 mod shrink;
 pub mod warp;
 
-pub use engine::{CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, Trace, regions};
+pub use engine::{
+    CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, SECOND_LOOK_BELOW, Trace, regions,
+};
 pub use extraction::{ExtractError, Extraction, IdType};
 
 /// Reads one uploaded file. Implemented by the real pipeline; the HTTP layer only

@@ -4,18 +4,23 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use image::GrayImage;
+
 use super::artifacts::read_config;
 use super::config::ModelConfig;
 use super::decode::{DecodeOptions, Reading};
 use super::device::{ComputeDevice, DEVICE_ENV};
-use super::eval::evaluate;
+use super::eval::{evaluate, read_crop};
 use super::reader::{ModelSource, Recognizer};
 use super::sources::{LabelledCrops, Mixed};
 use super::train::{LineSource, TrainOptions, checkpoint_config, train};
 use super::vocab::Vocab;
 use crate::domain::name_list;
 use crate::pipeline::post::nid::{self, Digits, Expect};
-use crate::pipeline::post::{LineReading, Readings, text};
+use crate::pipeline::post::{Candidate, LineReading, Readings, text};
+use crate::pipeline::read::{LineBox, LineCrop};
+use crate::pipeline::second_look::second_look;
+use crate::pipeline::{ExtractError, LineRecognizer, SECOND_LOOK_BELOW};
 use crate::synth::{LineCategory, LineGenerator};
 
 /// Train the line recognizer from scratch on generated crops (resumes from the
@@ -192,6 +197,11 @@ pub struct EvalLinesArgs {
     /// log-probability.
     #[arg(long, value_name = "WEIGHT", default_value_t = name_list::UNLISTED_WORD_WEIGHT)]
     pub name_list_weight: f32,
+    /// With --as-pipeline, name and national-ID lines less confident than this are
+    /// read again from three variants of their crop before the choice, as the
+    /// pipeline does (`pipeline::second_look`); 0 reads every line once.
+    #[arg(long, value_name = "CONFIDENCE", default_value_t = SECOND_LOOK_BELOW)]
+    pub second_look_below: f32,
 }
 
 pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
@@ -200,22 +210,41 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Re-chooses `reading` among its hypotheses by the pipeline's own rule for a field
-/// of `category`, where it has one: the name list for names, the check digit for
-/// national IDs.
-fn choose_as_pipeline(category: LineCategory, reading: &mut Reading, name_list_weight: f32) {
-    let readings = Readings::from([(String::new(), LineReading::from(&*reading))]);
+/// The pipeline's key for a field of `category` whose rule chooses among the
+/// recognizer's hypotheses (one the second look reads again).
+fn rule_key(category: LineCategory) -> Option<&'static str> {
+    match category {
+        LineCategory::Name => Some("first_name"),
+        LineCategory::NationalId => Some("national_id"),
+        _ => None,
+    }
+}
+
+/// Re-chooses `reading` among its hypotheses, and the `second_look`'s after them, by
+/// the pipeline's own rule for a field of `category`, where it has one: the name
+/// list for names, the check digit for national IDs.
+fn choose_as_pipeline(
+    category: LineCategory,
+    reading: &mut Reading,
+    second_look: Vec<Candidate>,
+    name_list_weight: f32,
+) {
+    let Some(key) = rule_key(category) else {
+        return;
+    };
+    let mut line = LineReading::from(&*reading);
+    line.second_look = second_look;
+    let readings = Readings::from([(key.to_string(), line)]);
     let checked = match category {
-        LineCategory::Name => text::name_weighing_unlisted(&readings, "", name_list_weight),
         LineCategory::NationalId => {
             let digits = if reading.best.text.chars().any(|c| c.is_ascii_digit()) {
                 Digits::Ascii
             } else {
                 Digits::ArabicIndic
             };
-            nid::national_id(&readings, "", digits, Expect::default()).map(|(checked, _)| checked)
+            nid::national_id(&readings, key, digits, Expect::default()).map(|(checked, _)| checked)
         }
-        _ => None,
+        _ => text::name_weighing_unlisted(&readings, key, name_list_weight),
     };
     if let Some(checked) = checked {
         reading.best.text = checked.text;
@@ -223,26 +252,92 @@ fn choose_as_pipeline(category: LineCategory, reading: &mut Reading, name_list_w
     }
 }
 
+/// Reads crops with the recognizer itself, as the pipeline does through its batcher.
+struct DirectReader {
+    recognizer: Recognizer,
+    options: DecodeOptions,
+}
+
+impl LineRecognizer for DirectReader {
+    fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
+        let readings = self
+            .recognizer
+            .recognize(&crops, self.options)
+            .map_err(|e| ExtractError::Internal(e.to_string()))?;
+        Ok(readings.iter().map(LineReading::from).collect())
+    }
+
+    fn is_ready(&self) -> bool {
+        true
+    }
+}
+
+/// What the pipeline's second look proposes for the line `image` of `category`,
+/// read as `reading`: nothing unless its field is chosen by a rule and the reading
+/// is less confident than `below`.
+fn second_look_of(
+    reader: &DirectReader,
+    category: LineCategory,
+    reading: &Reading,
+    image: GrayImage,
+    below: f32,
+) -> anyhow::Result<Vec<Candidate>> {
+    let Some(key) = rule_key(category) else {
+        return Ok(Vec::new());
+    };
+    let (x1, y1) = image.dimensions();
+    let crop = LineCrop {
+        key: key.into(),
+        line: LineBox {
+            x0: 0,
+            y0: 0,
+            x1,
+            y1,
+        },
+        image,
+    };
+    let mut readings = Readings::from([(key.to_string(), LineReading::from(reading))]);
+    second_look(reader, &[crop], &mut readings, below)?;
+    Ok(readings
+        .remove(key)
+        .map(|r| r.second_look)
+        .unwrap_or_default())
+}
+
 fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
     let recognizer = Recognizer::load(&args.model)?;
     let started = std::time::Instant::now();
-    let (mut report, mut pairs) = evaluate(
-        &recognizer,
-        &args.dir,
-        DecodeOptions {
-            revote_below: args.revote_below,
-            ctc_rescoring: (!args.no_rescore).then_some(args.ctc_weight),
-            ..DecodeOptions::beam(args.beam)
-        },
-        args.batch_size,
-    )?;
+    let options = DecodeOptions {
+        revote_below: args.revote_below,
+        ctc_rescoring: (!args.no_rescore).then_some(args.ctc_weight),
+        ..DecodeOptions::beam(args.beam)
+    };
+    let (mut report, mut pairs) = evaluate(&recognizer, &args.dir, options, args.batch_size)?;
     if args.ctc || args.as_pipeline {
+        let reader = DirectReader {
+            recognizer,
+            options,
+        };
         report = super::eval::Report::default();
         for (label, reading) in &mut pairs {
             if args.ctc {
                 reading.best.text = std::mem::take(&mut reading.ctc_text);
             } else {
-                choose_as_pipeline(label.category, reading, args.name_list_weight);
+                let looked = if rule_key(label.category).is_some()
+                    && reading.best.confidence < args.second_look_below
+                {
+                    let image = read_crop(&args.dir, label)?;
+                    second_look_of(
+                        &reader,
+                        label.category,
+                        reading,
+                        image,
+                        args.second_look_below,
+                    )?
+                } else {
+                    Vec::new()
+                };
+                choose_as_pipeline(label.category, reading, looked, args.name_list_weight);
             }
             report.add(label.category, &label.text, reading);
         }
@@ -316,14 +411,52 @@ mod tests {
         };
         // Day 34 is no date: the valid runner-up is the number.
         let mut id = with_runner_up("30312340201859", "30312240201859");
-        choose_as_pipeline(LineCategory::NationalId, &mut id, 1.0);
+        choose_as_pipeline(LineCategory::NationalId, &mut id, Vec::new(), 1.0);
         assert_eq!(id.best.text, "30312240201859");
         let mut name = with_runner_up("سامر يومي سرور", "سامر بيومي سرور");
-        choose_as_pipeline(LineCategory::Name, &mut name, 1.0);
+        choose_as_pipeline(LineCategory::Name, &mut name, Vec::new(), 1.0);
         assert_eq!(name.best.text, "سامر بيومي سرور");
         let mut address = with_runner_up("سامر يومي سرور", "سامر بيومي سرور");
-        choose_as_pipeline(LineCategory::Address, &mut address, 1.0);
+        choose_as_pipeline(LineCategory::Address, &mut address, Vec::new(), 1.0);
         assert_eq!(address.best.text, "سامر يومي سرور");
+    }
+
+    #[test]
+    fn a_second_looks_reading_joins_the_choice() {
+        let mut name = Reading::of_text("سامر يومي سرور", 0.5);
+        let looked = vec![Candidate::new("سامر بيومي سرور", 0.45)];
+        choose_as_pipeline(LineCategory::Name, &mut name, looked, 1.0);
+        assert_eq!(name.best.text, "سامر بيومي سرور");
+        assert!(
+            name.best.confidence <= 0.5,
+            "no surer than the crop's own reading"
+        );
+    }
+
+    #[test]
+    fn only_doubtful_lines_of_rule_chosen_fields_are_read_again() {
+        let recognizer = Recognizer::load(&ModelSource::Dir("models/recognizer".into())).unwrap();
+        let reader = DirectReader {
+            recognizer,
+            options: DecodeOptions::beam(3),
+        };
+        let mut crop = GrayImage::from_pixel(120, 32, image::Luma([220]));
+        for x in 10..110 {
+            for y in 12..20 {
+                crop.put_pixel(x, y, image::Luma([40]));
+            }
+        }
+        let doubtful = Reading::of_text("x", 0.3);
+        let looked = second_look_of(&reader, LineCategory::Name, &doubtful, crop.clone(), 0.8);
+        assert!(
+            looked.unwrap().len() >= 3,
+            "three variants, each with its hypotheses"
+        );
+        let sure = Reading::of_text("x", 0.95);
+        let looked = second_look_of(&reader, LineCategory::Name, &sure, crop.clone(), 0.8);
+        assert!(looked.unwrap().is_empty());
+        let looked = second_look_of(&reader, LineCategory::Date, &doubtful, crop, 0.8);
+        assert!(looked.unwrap().is_empty());
     }
 
     /// Every generated transcript fits the vocabulary and the decoder length:

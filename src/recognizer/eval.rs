@@ -32,6 +32,13 @@ pub fn read_labels(dir: &Path) -> anyhow::Result<Vec<LineLabel>> {
         .collect()
 }
 
+/// The grey crop `label` names in `dir`.
+pub fn read_crop(dir: &Path, label: &LineLabel) -> anyhow::Result<image::GrayImage> {
+    let path = dir.join(&label.file);
+    let image = image::open(&path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(image.to_luma8())
+}
+
 /// Levenshtein distance over characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
@@ -248,13 +255,7 @@ pub fn evaluate(
     let labels = read_labels(dir)?;
     let inputs = labels
         .iter()
-        .map(|l| {
-            let path = dir.join(&l.file);
-            let img = image::open(&path)
-                .with_context(|| format!("reading {}", path.display()))?
-                .to_luma8();
-            Ok(recognizer.prepare(&img))
-        })
+        .map(|l| Ok(recognizer.prepare(&read_crop(dir, l)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut order: Vec<usize> = (0..labels.len()).collect();
     order.sort_by_key(|&i| inputs[i].width);

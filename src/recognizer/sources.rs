@@ -5,12 +5,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
 use image::GrayImage;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::eval::read_labels;
+use super::eval::{read_crop, read_labels};
 use super::train::LineSource;
 use crate::synth::LineGenerator;
 
@@ -32,11 +31,7 @@ impl LabelledCrops {
         let mut crops = Vec::new();
         for dir in dirs {
             for label in read_labels(dir)? {
-                let path = dir.join(&label.file);
-                let image = image::open(&path)
-                    .with_context(|| format!("reading {}", path.display()))?
-                    .to_luma8();
-                crops.push((image, label.text));
+                crops.push((read_crop(dir, &label)?, label.text));
             }
         }
         anyhow::ensure!(!crops.is_empty(), "no labelled crops in {dirs:?}");
