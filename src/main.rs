@@ -1,3 +1,4 @@
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
@@ -17,7 +18,8 @@ enum Command {
     Synth(hawiya::synth::cli::SynthArgs),
     /// Train the text-line recognizer from scratch on generated crops.
     Train(hawiya::recognizer::cli::TrainArgs),
-    /// Read one document (JPEG, PNG or PDF) and print its Flow A and Flow B records.
+    /// Read one document (JPEG, PNG or PDF) and print its Flow A and Flow B records
+    /// (exit status 2 when the document is refused, with the reason printed).
     Extract(hawiya::pipeline::cli::ExtractArgs),
     /// Measure accuracy: `eval lines` (the recognizer on labelled crops), `eval docs`
     /// (the whole pipeline on generated documents).
@@ -28,19 +30,20 @@ enum Command {
     TrainClassifier(hawiya::pipeline::cli::TrainClassifierArgs),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<ExitCode> {
     // SAFETY: first thing in main, before any thread is started.
     unsafe { hawiya::recognizer::device::fix_cpu_thread_count() };
-    match Command::parse() {
+    let done = match Command::parse() {
         Command::Serve(args) => serve(args),
         Command::Keys(args) => args.run(),
         Command::Synth(args) => hawiya::synth::cli::run(args),
         Command::Train(args) => hawiya::recognizer::cli::run_train(args),
-        Command::Extract(args) => hawiya::pipeline::cli::run_extract(args),
+        Command::Extract(args) => return hawiya::pipeline::cli::run_extract(args),
         Command::Eval(args) => hawiya::eval::run(args),
         Command::Calibrate(args) => hawiya::recognizer::cli::run_calibrate(args),
         Command::TrainClassifier(args) => hawiya::pipeline::cli::run_train_classifier(args),
-    }
+    };
+    done.map(|()| ExitCode::SUCCESS)
 }
 
 fn serve(args: ServeArgs) -> anyhow::Result<()> {

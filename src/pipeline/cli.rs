@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -94,7 +95,11 @@ pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>>
     Ok(Arc::new(Batcher::start(reader, config)))
 }
 
-pub fn run_extract(args: ExtractArgs) -> anyhow::Result<()> {
+/// Exit status of `hawiya extract` when the document is refused (the record printed
+/// then holds the reason); 1 stays for a file that cannot be read at all.
+const REFUSED: u8 = 2;
+
+pub fn run_extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let bytes =
         std::fs::read(&args.image).with_context(|| format!("reading {}", args.image.display()))?;
     let id_type = match args.id_type {
@@ -111,8 +116,9 @@ pub fn run_extract(args: ExtractArgs) -> anyhow::Result<()> {
         .iter()
         .map(|(stage, d)| (*stage, d.as_secs_f64() * 1e3))
         .collect();
-    let total: f64 = timings.values().sum();
-    let output = match result {
+    // Folded from +0.0: an empty `sum` of floats is -0.0.
+    let total = timings.values().fold(0.0, |total, ms| total + ms);
+    let output = match &result {
         Ok(extraction) => serde_json::json!({
             "kind": extraction.kind,
             "flow_a": extraction.flow_a,
@@ -132,7 +138,10 @@ pub fn run_extract(args: ExtractArgs) -> anyhow::Result<()> {
         }),
     };
     println!("{}", serde_json::to_string_pretty(&output)?);
-    Ok(())
+    Ok(match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(REFUSED),
+    })
 }
 
 /// The part of a generator `truth.jsonl` line the pipeline's tools read.
