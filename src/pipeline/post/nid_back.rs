@@ -68,45 +68,30 @@ pub fn check(readings: &Readings) -> CheckedFields {
         fields.insert("national_id".to_owned(), checked);
     }
     // Gender: the valid number decides; agreement makes both near certain.
-    let gender = match (printed_gender, id_gender) {
+    let decided = match (printed_gender, id_gender) {
         (Some(printed), Some((from_id, _))) if gender_of(&printed.text) == Some(from_id) => {
             let confidence = 1.0 - (1.0 - printed.confidence) * 0.3;
-            fields.insert("gender".to_owned(), Checked::new(printed.text, confidence));
-            Some(from_id)
+            Some((Checked::new(printed.text, confidence), Some(from_id)))
         }
-        (Some(printed), Some((from_id, _))) => {
-            fields.insert(
-                "gender".to_owned(),
-                Checked::new(from_id.arabic(), printed.confidence * 0.7),
-            );
-            Some(from_id)
-        }
+        (Some(printed), Some((from_id, _))) => Some(overruled(from_id, &printed)),
         // No valid number: the status line's words vote.
-        (Some(printed), None) => match status_line_gender(readings, &printed) {
-            Some(voted) if gender_of(&printed.text) != Some(voted) => {
-                let confidence = printed.confidence * 0.7;
-                fields.insert(
-                    "gender".to_owned(),
-                    Checked::new(voted.arabic(), confidence),
-                );
-                Some(voted)
-            }
+        (Some(printed), None) => Some(match status_line_gender(readings, &printed) {
+            Some(voted) if gender_of(&printed.text) != Some(voted) => overruled(voted, &printed),
             _ => {
                 let gender = gender_of(&printed.text);
-                fields.insert("gender".to_owned(), printed);
-                gender
+                (printed, gender)
             }
-        },
+        }),
         // A status line too faint to find: the word printed there is the number's.
         (None, Some((from_id, worth))) => {
-            fields.insert(
-                "gender".to_owned(),
-                Checked::new(from_id.arabic(), worth * 0.9),
-            );
-            Some(from_id)
+            Some((Checked::new(from_id.arabic(), worth * 0.9), Some(from_id)))
         }
         (None, None) => None,
     };
+    let gender = decided.and_then(|(checked, gender)| {
+        fields.insert("gender".to_owned(), checked);
+        gender
+    });
     let (religions, marital): (&[&str], &[&str]) = match gender {
         Some(Gender::Male) => (&RELIGIONS_MALE, &MARITAL_MALE),
         Some(Gender::Female) => (&RELIGIONS_FEMALE, &MARITAL_FEMALE),
@@ -177,20 +162,18 @@ fn issue_and_expiry(readings: &Readings) -> Vec<(&'static str, Checked)> {
     }
     // An issue line not found or no date: the card was issued in its expiry's month,
     // seven years before.
-    if issue_month.is_none()
-        && let Some((expiry, Some(PrintedDate::Day(day)))) = &expiry
-    {
-        let issued = PrintedDate::Month {
-            year: day.year() - VALIDITY_YEARS,
-            month: day.month(),
-        };
-        if let Some(text) = text::print_date(issued, DateForm::ArabicYm) {
-            return vec![
-                ("issue_date", Checked::new(text, expiry.confidence * 0.9)),
-                ("expiry_date", expiry.clone()),
-            ];
+    let issue = match (issue_month, &expiry) {
+        (None, Some((expiry, Some(PrintedDate::Day(day))))) => {
+            let issued = PrintedDate::Month {
+                year: day.year() - VALIDITY_YEARS,
+                month: day.month(),
+            };
+            text::print_date(issued, DateForm::ArabicYm)
+                .map(|text| (Checked::new(text, expiry.confidence * 0.9), Some(issued)))
+                .or(issue)
         }
-    }
+        _ => issue,
+    };
     [("issue_date", issue), ("expiry_date", expiry)]
         .into_iter()
         .filter_map(|(key, value)| {
@@ -235,6 +218,15 @@ fn opens_with_label(line: &str) -> bool {
     line.split_whitespace()
         .next()
         .is_some_and(|word| text::levenshtein(&fold(word.trim_end_matches(':')), &label) <= 1)
+}
+
+/// `gender`, decided by other evidence than the printed word: the word's place, at
+/// less than the word's own confidence.
+fn overruled(gender: Gender, printed: &Checked) -> (Checked, Option<Gender>) {
+    (
+        Checked::new(gender.arabic(), printed.confidence * 0.7),
+        Some(gender),
+    )
 }
 
 /// The gender the status line's words vote for, each with its confidence: the
