@@ -39,13 +39,32 @@ pub fn export(
     vocab: &Vocab,
     dir: &Path,
 ) -> anyhow::Result<PathBuf> {
-    fs::create_dir_all(dir)?;
-    let tensors: HashMap<String, Tensor> = varmap
+    export_weights(&current_weights(varmap), config, vocab, dir)
+}
+
+/// The variables' current values, keyed by name.
+pub fn current_weights(varmap: &VarMap) -> HashMap<String, Tensor> {
+    varmap
         .data()
         .lock()
         .expect("varmap lock")
         .iter()
-        .map(|(name, var)| Ok((name.clone(), var.as_tensor().to_dtype(DType::F16)?)))
+        .map(|(name, var)| (name.clone(), var.as_tensor().clone()))
+        .collect()
+}
+
+/// Exports `weights` (named as the model's variables) as fp16 plus the config and
+/// vocabulary: an average of the trained variables rather than their last values.
+pub fn export_weights(
+    weights: &HashMap<String, Tensor>,
+    config: &ModelConfig,
+    vocab: &Vocab,
+    dir: &Path,
+) -> anyhow::Result<PathBuf> {
+    fs::create_dir_all(dir)?;
+    let tensors: HashMap<String, Tensor> = weights
+        .iter()
+        .map(|(name, t)| Ok((name.clone(), t.to_dtype(DType::F16)?)))
         .collect::<candle_core::Result<_>>()?;
     let weights = dir.join(WEIGHTS_FILE);
     let tmp = weights.with_extension("tmp");

@@ -89,6 +89,10 @@ pub struct TrainArgs {
     /// else 2]; grows like `--encoder-layers`.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub decoder_layers: Option<u16>,
+    /// Export an exponential moving average of the weights with this decay (such as
+    /// 0.999, about the last 1,000 steps) instead of the last step's weights.
+    #[arg(long)]
+    pub ema: Option<f64>,
 }
 
 pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
@@ -136,6 +140,7 @@ pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
         checkpoint_every: minutes(args.checkpoint_minutes),
         export_every: minutes(args.export_minutes),
         data_threads: args.data_threads.map(usize::from),
+        ema_decay: args.ema,
     };
     println!("{}", serde_json::to_string(&config)?);
     train(source, config, vocab, opts)

@@ -12,6 +12,7 @@ pub mod config;
 pub mod ctc;
 pub mod decode;
 pub mod device;
+pub mod ema;
 pub mod eval;
 pub mod model;
 pub mod optim;
