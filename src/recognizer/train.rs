@@ -486,6 +486,9 @@ pub fn train(
 
     let started = Instant::now();
     let elapsed = || Duration::from_secs_f64(elapsed_before) + started.elapsed();
+    let checkpoint = |optimizer: &AdamW, average: Option<&WeightAverage>, step: usize| {
+        save_checkpoint(&varmap, optimizer, average, step, elapsed(), &config, &opts)
+    };
     let (mut last_checkpoint, mut last_export) = (Instant::now(), Instant::now());
     let (mut sum_att, mut sum_ctc, mut sum_n) = (0f64, 0f64, 0usize);
     let mut window = Instant::now();
@@ -517,15 +520,7 @@ pub fn train(
             window = Instant::now();
         }
         if last_checkpoint.elapsed() >= opts.checkpoint_every {
-            save_checkpoint(
-                &varmap,
-                &optimizer,
-                average.as_ref(),
-                step,
-                elapsed(),
-                &config,
-                &opts,
-            )?;
+            checkpoint(&optimizer, average.as_ref(), step)?;
             last_checkpoint = Instant::now();
         }
         if last_export.elapsed() >= opts.export_every {
@@ -536,15 +531,7 @@ pub fn train(
     }
     stop.store(true, Ordering::Relaxed);
     drop(batches);
-    save_checkpoint(
-        &varmap,
-        &optimizer,
-        average.as_ref(),
-        step,
-        elapsed(),
-        &config,
-        &opts,
-    )?;
+    checkpoint(&optimizer, average.as_ref(), step)?;
     let path = export_now(&average)?;
     println!(
         "finished at step {step} after {:.0}s; exported {}",
