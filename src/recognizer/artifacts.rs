@@ -53,8 +53,8 @@ pub fn current_weights(varmap: &VarMap) -> HashMap<String, Tensor> {
         .collect()
 }
 
-/// Exports `weights` (named as the model's variables) as fp16 plus the config and
-/// vocabulary: an average of the trained variables rather than their last values.
+/// Exports `weights` (named as the model's variables: their current values, or a
+/// run's average of them) as fp16 plus the config and vocabulary.
 pub fn export_weights(
     weights: &HashMap<String, Tensor>,
     config: &ModelConfig,
