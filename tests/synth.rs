@@ -258,7 +258,7 @@ fn characters_missing_from_a_font_come_from_a_fallback() {
 fn line_crops_cover_every_category_and_script() {
     let generator = LineGenerator::new(3).unwrap();
     let samples: Vec<_> = (0..400).map(|i| generator.sample(i)).collect();
-    for category in hawiya::synth::LineCategory::ALL {
+    for category in hawiya::layout::LineCategory::ALL {
         assert!(
             samples.iter().any(|s| s.category == category),
             "no {category:?} crop"

@@ -7,7 +7,7 @@
 
 use super::Governorate;
 use super::arabic::is_among;
-use crate::synth::vocab::places::PLACES;
+use crate::domain::vocab::places::PLACES;
 
 /// Words that introduce a district: a rural centre (`مركز`), an urban one (`قسم`, `حي`).
 const INTRODUCERS: [&str; 3] = ["مركز", "قسم", "حي"];

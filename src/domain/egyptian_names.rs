@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use crate::synth::vocab::names::lookup_key;
+use crate::domain::vocab::names::lookup_key;
 
 /// Lookup key -> Latin spelling (`None` where the source's is not plain ASCII).
 static LEMMAS: LazyLock<HashMap<String, Option<&'static str>>> = LazyLock::new(|| {

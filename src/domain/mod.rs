@@ -1,6 +1,7 @@
 //! What is known about the documents themselves, shared by the synthetic generator
 //! and the reading pipeline: document kinds, the national-ID number, governorates,
-//! ICAO machine-readable zones and digit scripts.
+//! ICAO machine-readable zones, digit scripts and the vocabularies printed on the
+//! cards ([`vocab`]).
 
 pub mod arabic;
 pub mod date;
@@ -15,6 +16,7 @@ pub mod name_list;
 pub mod national_id;
 pub mod traffic_units;
 pub mod transliterate;
+pub mod vocab;
 
 pub use governorate::{Governorate, governorate_in_address};
 pub use kind::DocumentKind;

@@ -13,7 +13,7 @@
 use super::arabic::is_arabic_word;
 use super::egyptian_names;
 use super::lexicon;
-use crate::synth::vocab::names::latin_of;
+use crate::domain::vocab::names::latin_of;
 
 /// What an unlisted word costs a hypothesis, in natural log of probability: a
 /// hypothesis whose words are all listed wins over the best reading if it is at

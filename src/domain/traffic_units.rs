@@ -8,7 +8,7 @@
 use std::sync::LazyLock;
 
 use super::arabic::{fold, is_among};
-use crate::synth::vocab::places::PLACES;
+use crate::domain::vocab::places::PLACES;
 
 /// The words a unit's name opens with.
 pub const LABEL: &str = "وحدة مرور";

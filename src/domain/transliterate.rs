@@ -3,12 +3,12 @@
 //! `عبد ال…` is `Abdel…`, a final `ة` is a.
 //!
 //! Whole names are looked up first in the name table the generator draws from
-//! ([`crate::synth::vocab::names`]), then in the common Egyptian lemmas
+//! ([`crate::domain::vocab::names`]), then in the common Egyptian lemmas
 //! ([`super::egyptian_names`]), so the conventional spelling wins (`محمد` is Mohamed,
 //! not Mhmd; `جمعة` is Gomaa); unknown words fall back to letter rules with a little
 //! vowel guessing, which any Arabic text passes through without failing.
 
-use crate::synth::vocab::names::latin_of;
+use crate::domain::vocab::names::latin_of;
 
 use super::arabic::{fold, is_arabic_word};
 use super::digits::to_ascii_digits;

@@ -864,7 +864,7 @@ mod tests {
             export_lines: Some(out.clone()),
         };
         export_lines(&args, &out).unwrap();
-        let printed: Vec<(String, crate::synth::LineCategory)> = read_truth(&dir)
+        let printed: Vec<(String, crate::layout::LineCategory)> = read_truth(&dir)
             .unwrap()
             .into_iter()
             .flat_map(|r| r.lines)

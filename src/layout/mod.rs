@@ -6,10 +6,12 @@
 //! graphics (photo, barcode, emblem...), and for every field its box as fractions of
 //! the card, alignment, font-size range, script and [`LineCategory`].
 
+mod category;
 mod schema;
 
 use std::sync::OnceLock;
 
+pub use category::LineCategory;
 pub use schema::{
     Align, FieldSpec, FixedText, FontSize, Graphic, GraphicKind, Layout, LayoutError, Page, Rgb,
     Script, Style, UnitRect,
@@ -97,7 +99,7 @@ mod tests {
         assert!((layout.page.aspect() - 85.60 / 53.98).abs() < 1e-3);
         let nid = layout.field("national_id").unwrap();
         assert_eq!(nid.script, Script::Arabic);
-        assert_eq!(nid.category, crate::synth::LineCategory::NationalId);
+        assert_eq!(nid.category, LineCategory::NationalId);
         assert_eq!(nid.align, Align::Right);
         // Right edge and centre of the 14-digit number as measured on a real card.
         assert!((nid.rect.x1 - 0.958).abs() < 0.02);

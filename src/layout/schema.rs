@@ -2,8 +2,8 @@
 
 use serde::Deserialize;
 
+use super::LineCategory;
 use crate::domain::DocumentKind;
-use crate::synth::LineCategory;
 
 /// Why a layout file cannot be used.
 #[derive(Debug, thiserror::Error)]

@@ -167,7 +167,7 @@ pub struct TruthLine {
     /// The field the line prints (`None` for fixed text).
     pub key: Option<String>,
     pub text: String,
-    pub category: crate::synth::LineCategory,
+    pub category: crate::layout::LineCategory,
     /// Corners in image pixels, in the line's reading order.
     pub quad: [[f32; 2]; 4],
 }

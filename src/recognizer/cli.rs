@@ -16,12 +16,13 @@ use super::sources::{LabelledCrops, Mixed};
 use super::train::{LineSource, TrainOptions, checkpoint_config, train};
 use super::vocab::Vocab;
 use crate::domain::name_list;
+use crate::layout::LineCategory;
 use crate::pipeline::post::nid::{self, Digits, Expect};
 use crate::pipeline::post::{Candidate, LineReading, Readings, text};
 use crate::pipeline::read::{LineBox, LineCrop};
 use crate::pipeline::second_look::second_look;
 use crate::pipeline::{ExtractError, LineRecognizer, SECOND_LOOK_BELOW};
-use crate::synth::{LineCategory, LineGenerator};
+use crate::synth::LineGenerator;
 
 /// Train the line recognizer from scratch on generated crops (resumes from the
 /// checkpoint folder when one is there).

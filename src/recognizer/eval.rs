@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::decode::{DecodeOptions, Reading};
 use super::reader::Recognizer;
-use crate::synth::LineCategory;
+use crate::layout::LineCategory;
 
 /// One line of `labels.jsonl`.
 #[derive(Debug, Clone, Deserialize)]

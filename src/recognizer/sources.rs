@@ -116,7 +116,7 @@ mod tests {
             crate::synth::cli::write_png(&dir.join(&file), &GrayImage::new(4 + i as u32, 3))
                 .unwrap();
             labels
-                .add(&file, text, crate::synth::LineCategory::Other)
+                .add(&file, text, crate::layout::LineCategory::Other)
                 .unwrap();
         }
         labels.finish().unwrap();

@@ -12,8 +12,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::domain::DocumentKind;
+use crate::layout::LineCategory;
+use crate::synth::LineGenerator;
 use crate::synth::capture::CaptureMode;
-use crate::synth::{LineCategory, LineGenerator};
 
 /// Which kinds to draw documents from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

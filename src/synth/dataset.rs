@@ -15,11 +15,12 @@ use serde::Serialize;
 
 use crate::domain::DocumentKind;
 use crate::layout;
+use crate::layout::LineCategory;
 use crate::record::{FlowAFields, FlowBData};
 use crate::synth::capture::{CaptureMode, CaptureParams, Homography};
 use crate::synth::cli::KindChoice;
 use crate::synth::render::{FontError, PrintedLine, render_card};
-use crate::synth::{LineCategory, SynthDocument, identity};
+use crate::synth::{SynthDocument, identity};
 
 /// Keeps document streams apart from text-line streams of the same seed.
 const DOCUMENT_STREAM_DOMAIN: u64 = 0xD0C5_0000_0000_0000;

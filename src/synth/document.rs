@@ -18,32 +18,3 @@ pub struct SynthDocument {
     pub flow_a: FlowAFields,
     pub flow_b: FlowBData,
 }
-
-/// The categories the recognizer's accuracy is reported in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LineCategory {
-    /// Personal names (Arabic).
-    Name,
-    /// Address lines (Arabic, with Arabic-Indic house numbers).
-    Address,
-    /// 14-digit national-ID numbers.
-    NationalId,
-    /// Dates in any printed form.
-    Date,
-    /// Latin text: MRZ lines, Latin names, chassis and engine numbers, serials.
-    Latin,
-    /// Everything else: jobs, statuses, makes, colours, plates, headers.
-    Other,
-}
-
-impl LineCategory {
-    pub const ALL: [LineCategory; 6] = [
-        LineCategory::Name,
-        LineCategory::Address,
-        LineCategory::NationalId,
-        LineCategory::Date,
-        LineCategory::Latin,
-        LineCategory::Other,
-    ];
-}

@@ -11,8 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::domain::DocumentKind;
-use crate::layout::{self, Script};
-use crate::synth::LineCategory;
+use crate::layout::{self, LineCategory, Script};
 use crate::synth::degrade::{self, uniform};
 use crate::synth::identity;
 use crate::synth::render::{self, FontError, FontId, FontLibrary, TextEngine, TextMask};

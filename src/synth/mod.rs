@@ -9,8 +9,7 @@ mod document;
 pub mod identity;
 pub mod lines;
 pub mod render;
-pub mod vocab;
 
-pub use document::{LineCategory, SynthDocument};
+pub use document::SynthDocument;
 pub use identity::generate;
 pub use lines::{LineGenerator, LineSample};

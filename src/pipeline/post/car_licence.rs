@@ -5,7 +5,7 @@ use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::traffic_unit::traffic_unit;
 use super::{CheckedFields, Readings};
-use crate::synth::vocab::vehicles::{COLOURS, INSURERS, MODELS, USAGE_TYPES};
+use crate::domain::vocab::vehicles::{COLOURS, INSURERS, MODELS, USAGE_TYPES};
 
 pub const FUEL_TYPES: [&str; 3] = ["بنزين", "سولار", "غاز طبيعي"];
 

@@ -6,7 +6,7 @@ use super::nid_back::NOT_JOBS;
 use super::text::{self, DateForm};
 use super::traffic_unit::traffic_unit;
 use super::{CheckedFields, Readings};
-use crate::synth::vocab::vehicles::LICENCE_CATEGORIES;
+use crate::domain::vocab::vehicles::LICENCE_CATEGORIES;
 
 pub const NATIONALITIES: [&str; 2] = ["مصري", "مصرية"];
 pub const BLOOD_GROUPS: [&str; 8] = ["O+", "O-", "A+", "A-", "B+", "B-", "AB+", "AB-"];

@@ -6,8 +6,8 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::domain::Governorate;
 use crate::domain::digits::to_arabic_indic;
-use crate::synth::vocab::names::{Faith, tables};
-use crate::synth::vocab::places::{ALLEYS, COMPOUNDS, STREETS, VILLAGES, places_of};
+use crate::domain::vocab::names::{Faith, tables};
+use crate::domain::vocab::places::{ALLEYS, COMPOUNDS, STREETS, VILLAGES, places_of};
 
 use super::style::PrintStyle;
 use super::{chance, pick, pick_weighted};

@@ -7,8 +7,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::domain::Gender;
 use crate::domain::date::{add_years, print_arabic_ymd};
 use crate::domain::traffic_units::{self, LABEL as TRAFFIC_UNIT_LABEL};
-use crate::synth::vocab::places::places_of;
-use crate::synth::vocab::vehicles::LICENCE_CATEGORIES;
+use crate::domain::vocab::places::places_of;
+use crate::domain::vocab::vehicles::LICENCE_CATEGORIES;
 
 use super::national_id_card::{job_for, job_title};
 use super::person::Person;

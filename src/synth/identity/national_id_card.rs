@@ -6,9 +6,9 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::domain::Gender;
 use crate::domain::date::{add_years, print_arabic_ym, print_arabic_ymd};
+use crate::domain::vocab::jobs::{JOBS, Job, Workplace, workplaces};
+use crate::domain::vocab::names::Faith;
 use crate::record::build::HUSBAND_LABEL;
-use crate::synth::vocab::jobs::{JOBS, Job, Workplace, workplaces};
-use crate::synth::vocab::names::Faith;
 
 use super::person::{Person, egyptian_chain};
 use super::style::PrintStyle;

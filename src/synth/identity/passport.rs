@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::domain::Gender;
 use crate::domain::date::{add_years, print_ascii_dmy};
 use crate::domain::mrz::Td3;
-use crate::synth::vocab::places::{FOREIGN_BIRTH_PLACES, PASSPORT_OFFICES};
+use crate::domain::vocab::places::{FOREIGN_BIRTH_PLACES, PASSPORT_OFFICES};
 
 use super::driver_licence::egyptian_nationality;
 use super::national_id_card::{job_for, job_title};

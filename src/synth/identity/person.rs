@@ -7,8 +7,8 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::domain::date::sub_years;
 use crate::domain::transliterate::transliterate;
+use crate::domain::vocab::names::{Faith, NamePool, tables};
 use crate::domain::{Gender, Governorate, NationalId};
-use crate::synth::vocab::names::{Faith, NamePool, tables};
 
 use super::address::{Address, residential_governorate};
 use super::{chance, date_between, pick};

@@ -10,8 +10,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::domain::Gender;
 use crate::domain::date::print_arabic_ymd;
 use crate::domain::transliterate::transliterate_with;
-use crate::synth::vocab::foreign::{ChainStyle, NATIONALITIES, Nationality, feminine_surname};
-use crate::synth::vocab::names::{Faith, tables};
+use crate::domain::vocab::foreign::{ChainStyle, NATIONALITIES, Nationality, feminine_surname};
+use crate::domain::vocab::names::{Faith, tables};
 
 use super::person::{NamePart, birth_date_for_age, sample_age};
 use super::{Fields, REFERENCE_DATE, chance, date_between, pick, pick_weighted, ymd};

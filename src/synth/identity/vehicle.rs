@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::domain::Governorate;
 use crate::domain::date::{add_years, print_arabic_ymd};
 use crate::domain::digits::{digit_value, to_arabic_indic};
-use crate::synth::vocab::vehicles::{COLOURS, INSURERS, MODELS, Model, USAGE_TYPES};
+use crate::domain::vocab::vehicles::{COLOURS, INSURERS, MODELS, Model, USAGE_TYPES};
 
 use super::driver_licence::{egyptian_nationality, traffic_unit};
 use super::person::Person;

@@ -11,9 +11,10 @@ use super::graphics::{self, PxRect};
 use super::paint;
 use super::text::{TextEngine, TextMask};
 use super::{FontError, background, pick_font, with_engine};
+use crate::layout::LineCategory;
 use crate::layout::{self, Align, GraphicKind, Layout, Script, UnitRect};
+use crate::synth::SynthDocument;
 use crate::synth::degrade::uniform;
-use crate::synth::{LineCategory, SynthDocument};
 
 /// A text line as printed on the card, with its ink box in card pixels.
 #[derive(Debug, Clone, Serialize)]
