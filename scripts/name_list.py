@@ -2,8 +2,10 @@
 """Writes src/domain/names_egy.txt, the reader's list of Egyptian names, from the
 egy-names package (MIT; 44,626 name lemmas counted in 3.79 M Egyptian student records,
 2017-2024): every lemma of its "common" or "normal" frequency class with its main
-Latin spelling, one `arabic|latin` per line. Spellings are joined the way ours are
-(`El Sawy` -> `Elsawy`); one that is not plain ASCII is left empty.
+Latin spelling, gender (m, f or n for either), religion (m, c or n for either) and role
+(g given name, f family name, k kunya, t tribal), one `arabic|latin|gender|religion|role`
+per line. Spellings are joined the way ours are (`El Sawy` -> `Elsawy`); one that is not
+plain ASCII is left empty.
 
 Rare lemmas and the package's spelling variants are left out on purpose: they hold the
 records' typos (`اجمد`, `ابراهبم`), which are exactly the misreadings the list must not
@@ -41,13 +43,14 @@ def main(wheel: str) -> None:
     for n in data["names"]:
         arabic = n["a"].strip()
         if n["fc"] in ("c", "n") and arabic and set(arabic) <= ARABIC:
-            lemmas.setdefault(arabic, joined(n["e"]))
+            tags = "|".join(n.get(k) or "n" for k in ("g", "r", "l"))
+            lemmas.setdefault(arabic, f"{joined(n['e'])}|{tags}")
     header = [
-        "# Egyptian name lemmas (arabic|latin) of the common and normal frequency classes of egy-names 0.3.6",
+        "# Egyptian name lemmas (arabic|latin|gender|religion|role) of the common and normal frequency classes of egy-names 0.3.6",
         "# (https://github.com/afify/egy-names), written by scripts/name_list.py. Its licence:",
         *("# " + line if line else "#" for line in licence.strip().splitlines()),
     ]
-    lines = [f"{arabic}|{latin}" for arabic, latin in sorted(lemmas.items())]
+    lines = [f"{arabic}|{rest}" for arabic, rest in sorted(lemmas.items())]
     OUT.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
     print(f"{len(lemmas)} lemmas -> {OUT}")
 

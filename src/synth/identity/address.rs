@@ -58,14 +58,72 @@ pub fn residential_governorate(rng: &mut ChaCha8Rng) -> Governorate {
     *pick_weighted(rng, &all, |g| residents(g.code))
 }
 
-/// A house number: mostly small, skewed towards low numbers.
+/// How one address spells its place words: in full or abbreviated, as different
+/// offices print them (`شارع` or `ش`, `عطفة` or `ع`, `ميدان` or `م`, `قطعة` or `ق`),
+/// and whether a number is set against the word before it (`ش١٢`, `عمارة٣`).
+struct Spelling {
+    street: &'static str,
+    alley: &'static str,
+    square: &'static str,
+    plot: &'static str,
+    number_joined: bool,
+}
+
+impl Spelling {
+    fn random(rng: &mut ChaCha8Rng) -> Spelling {
+        let word = |rng: &mut ChaCha8Rng, full: &'static str, short: &'static str, p_full: f64| {
+            if chance(rng, p_full) { full } else { short }
+        };
+        Spelling {
+            street: word(rng, "شارع", "ش", 0.35),
+            alley: word(rng, "عطفة", "ع", 0.75),
+            square: word(rng, "ميدان", "م", 0.6),
+            plot: word(rng, "قطعة", "ق", 0.3),
+            number_joined: chance(rng, 0.12),
+        }
+    }
+
+    /// `word` followed by `number`, apart or set against it.
+    fn numbered(&self, word: &str, number: &str) -> String {
+        if self.number_joined {
+            format!("{word}{number}")
+        } else {
+            format!("{word} {number}")
+        }
+    }
+}
+
+/// A house number: mostly small, skewed towards low numbers; now and then one with
+/// a repeated digit (`٢٢٧`, `٣٠٠`, `١١١١`), which a reader must not merge.
 fn house_number(rng: &mut ChaCha8Rng) -> String {
-    let n: u32 = match rng.random_range(0..10) {
-        0..=5 => rng.random_range(1..=40),
-        6..=8 => rng.random_range(1..=200),
-        _ => rng.random_range(100..=999),
+    let n: u32 = match rng.random_range(0..20) {
+        0..=10 => rng.random_range(1..=40),
+        11..=15 => rng.random_range(1..=200),
+        16..=17 => rng.random_range(100..=999),
+        _ => return to_arabic_indic(&repeated_digits(rng)),
     };
     to_arabic_indic(&n.to_string())
+}
+
+/// A number of 2 to 4 digits with a digit repeated side by side: `227`, `300`,
+/// `1111`, `4455`.
+pub fn repeated_digits(rng: &mut ChaCha8Rng) -> String {
+    let len = rng.random_range(2..=4usize);
+    let run = rng.random_range(2..=len);
+    let at = rng.random_range(0..=len - run);
+    // No leading zero.
+    let first = |i: usize| u32::from(i == 0);
+    let repeated = rng.random_range(first(at)..=9);
+    let mut out = String::with_capacity(len);
+    for i in 0..len {
+        let d = if (at..at + run).contains(&i) {
+            repeated
+        } else {
+            rng.random_range(first(i)..=9)
+        };
+        out.push(char::from_digit(d, 10).unwrap_or('0'));
+    }
+    out
 }
 
 /// A street named after a person, as many are: `محمد فريد`, `عبد الحميد البنا`.
@@ -88,33 +146,42 @@ fn street(rng: &mut ChaCha8Rng) -> String {
     }
 }
 
+const DISTRICT_ORDINALS: [&str; 7] = [
+    "الأول",
+    "الثاني",
+    "الثالث",
+    "الرابع",
+    "الخامس",
+    "السابع",
+    "العاشر",
+];
+
 fn urban_line1(rng: &mut ChaCha8Rng) -> String {
+    let w = Spelling::random(rng);
     let n = house_number(rng);
+    let (st, alley) = (w.street, w.alley);
     match rng.random_range(0..100) {
-        0..=44 => format!("{n} ش {}", street(rng)),
-        45..=54 => format!("{n} عطفة {} من ش {}", pick(rng, ALLEYS), street(rng)),
-        55..=62 => format!("{n} ش {} عطفة {}", street(rng), pick(rng, ALLEYS)),
-        63..=69 => format!("{n} حارة {}", pick(rng, ALLEYS)),
-        70..=75 => format!("{n} {} عمارات", pick(rng, COMPOUNDS)),
-        76..=80 => format!("عمارة {n} مساكن {}", pick(rng, COMPOUNDS)),
-        81..=85 => format!(
-            "ق {n} المجاورة {} الحي {}",
+        0..=40 => format!("{n} {st} {}", street(rng)),
+        41..=49 => format!("{n} {alley} {} من {st} {}", pick(rng, ALLEYS), street(rng)),
+        50..=56 => format!("{n} {st} {} {alley} {}", street(rng), pick(rng, ALLEYS)),
+        57..=62 => format!("{n} حارة {}", pick(rng, ALLEYS)),
+        63..=67 => format!("{n} {} عمارات", pick(rng, COMPOUNDS)),
+        68..=72 => format!("{} مساكن {}", w.numbered("عمارة", &n), pick(rng, COMPOUNDS)),
+        73..=77 => format!(
+            "{} المجاورة {} الحي {}",
+            w.numbered(w.plot, &n),
             to_arabic_indic(&rng.random_range(1..=9).to_string()),
-            pick(
-                rng,
-                &[
-                    "الأول",
-                    "الثاني",
-                    "الثالث",
-                    "الرابع",
-                    "الخامس",
-                    "السابع",
-                    "العاشر"
-                ]
-            )
+            pick(rng, &DISTRICT_ORDINALS)
         ),
-        86..=92 => format!("{n} ش {} متفرع من ش {}", street(rng), street(rng)),
-        _ => format!("{n} امتداد ش {}", street(rng)),
+        78..=82 => format!(
+            "{} {} الحي {}",
+            w.numbered("عمارة", &n),
+            w.numbered(st, &to_arabic_indic(&rng.random_range(1..=40).to_string())),
+            pick(rng, &DISTRICT_ORDINALS)
+        ),
+        83..=86 => format!("{n} {} {}", w.square, street(rng)),
+        87..=93 => format!("{n} {st} {} متفرع من {st} {}", street(rng), street(rng)),
+        _ => format!("{n} امتداد {st} {}", street(rng)),
     }
 }
 
@@ -128,11 +195,12 @@ fn village(rng: &mut ChaCha8Rng, upper_egypt: bool) -> String {
 }
 
 fn rural_line1(rng: &mut ChaCha8Rng, upper_egypt: bool) -> String {
+    let st = Spelling::random(rng).street;
     match rng.random_range(0..10) {
         0..=4 => village(rng, upper_egypt),
-        5..=7 => format!("ش {} - {}", street(rng), village(rng, upper_egypt)),
+        5..=7 => format!("{st} {} - {}", street(rng), village(rng, upper_egypt)),
         _ => format!(
-            "{} ش {} {}",
+            "{} {st} {} {}",
             house_number(rng),
             street(rng),
             village(rng, upper_egypt)

@@ -27,7 +27,7 @@ use crate::record::build;
 
 use super::SynthDocument;
 
-pub use address::Address;
+pub use address::{Address, repeated_digits, residential_governorate};
 pub use person::{NamePart, Person};
 pub use style::PrintStyle;
 pub use vehicle::{plate_matches_format, vin_check_digit};

@@ -1,11 +1,14 @@
 //! An Egyptian person: gendered name chain of one faith, birth date and place, a
 //! national-ID number that encodes them, and a home address.
 
+use std::sync::LazyLock;
+
 use chrono::NaiveDate;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::domain::date::sub_years;
+use crate::domain::egyptian_names::{self, Role};
 use crate::domain::transliterate::transliterate;
 use crate::domain::vocab::names::{Faith, NamePool, tables};
 use crate::domain::{Gender, Governorate, NationalId};
@@ -131,6 +134,69 @@ fn pool(gender: Gender) -> &'static NamePool {
     }
 }
 
+/// Share of name-chain elements drawn from the full list of Egyptian name lemmas
+/// (egy-names, [`egyptian_names`]) rather than the generator's own tables: about
+/// 9,700 names instead of 575, so the reader meets in training the names real cards
+/// print, not only the common ones.
+const FULL_LIST_SHARE: f64 = 0.4;
+
+/// The full list's names by the chain position they fit and the faith of who may
+/// carry them ([`Faith::Muslim`] or [`Faith::Christian`]).
+struct LemmaPools {
+    /// Given names: men's, then women's.
+    given: [[Vec<&'static str>; 2]; 2],
+    family: [Vec<&'static str>; 2],
+}
+
+static LEMMA_POOLS: LazyLock<LemmaPools> = LazyLock::new(|| {
+    let pool = |keep: &dyn Fn(&egyptian_names::Lemma) -> bool, faith: Faith| -> Vec<&'static str> {
+        egyptian_names::lemmas()
+            .iter()
+            .filter(|l| keep(l) && l.faith.fits(faith))
+            .map(|l| l.arabic)
+            .collect()
+    };
+    let given = |gender: Gender| {
+        [Faith::Muslim, Faith::Christian].map(|faith| {
+            pool(
+                &|l| l.role == Role::Given && l.gender == Some(gender),
+                faith,
+            )
+        })
+    };
+    LemmaPools {
+        given: [given(Gender::Male), given(Gender::Female)],
+        family: [Faith::Muslim, Faith::Christian]
+            .map(|faith| pool(&|l| l.role == Role::Family, faith)),
+    }
+});
+
+fn faith_index(faith: Faith) -> usize {
+    usize::from(faith == Faith::Christian)
+}
+
+/// A given name of `gender` and `faith`: from the generator's tables or, now and
+/// then, from the full list.
+fn given_name(rng: &mut ChaCha8Rng, gender: Gender, faith: Faith) -> &'static str {
+    if chance(rng, FULL_LIST_SHARE) {
+        let by_gender = &LEMMA_POOLS.given[usize::from(gender == Gender::Female)];
+        let names = &by_gender[faith_index(faith)];
+        names[rng.random_range(0..names.len())]
+    } else {
+        pick(rng, pool(gender).for_faith(faith)).arabic
+    }
+}
+
+/// A family name of `faith`, from the generator's tables or the full list.
+fn family_name(rng: &mut ChaCha8Rng, faith: Faith) -> &'static str {
+    if chance(rng, FULL_LIST_SHARE) {
+        let names = &LEMMA_POOLS.family[faith_index(faith)];
+        names[rng.random_range(0..names.len())]
+    } else {
+        pick(rng, tables().family.for_faith(faith)).arabic
+    }
+}
+
 /// A name chain of `parts` elements: a given name of `gender`, then male ancestors;
 /// the last element is a family name about half the time. Every name fits `faith`.
 pub fn egyptian_chain(
@@ -139,20 +205,16 @@ pub fn egyptian_chain(
     faith: Faith,
     parts: usize,
 ) -> Vec<NamePart> {
-    let t = tables();
-    let mut names = vec![NamePart::egyptian(
-        pick(rng, pool(gender).for_faith(faith)).arabic,
-    )];
-    let male = t.male.for_faith(faith);
+    let mut names = vec![NamePart::egyptian(given_name(rng, gender, faith))];
     for i in 1..parts {
         let last = i + 1 == parts;
         let arabic = if last && parts >= 4 && chance(rng, 0.5) {
-            pick(rng, t.family.for_faith(faith)).arabic
+            family_name(rng, faith)
         } else {
             // A father is not named after his son in practice; avoid a repeated neighbour.
-            let mut name = pick(rng, male).arabic;
+            let mut name = given_name(rng, Gender::Male, faith);
             if names.last().is_some_and(|p| p.arabic == name) {
-                name = pick(rng, male).arabic;
+                name = given_name(rng, Gender::Male, faith);
             }
             name
         };
