@@ -15,6 +15,8 @@ use crate::domain::DocumentKind;
 use crate::layout::LineCategory;
 use crate::synth::LineGenerator;
 use crate::synth::capture::CaptureMode;
+use crate::synth::texts::LineTexts;
+use crate::synth::texts::forms::FormTally;
 
 /// Which kinds to draw documents from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +58,15 @@ pub struct SynthArgs {
     /// scan, photo, pdf or mixed (documents only).
     #[arg(long, value_enum, default_value = "mixed")]
     pub capture: CaptureMode,
+    /// Which texts line crops print: `varied` (documents' fields and other names,
+    /// words, letter strings, addresses and numbers: for training) or `documents`
+    /// (only what documents print: for evaluation).
+    #[arg(long, value_enum, default_value = "varied")]
+    pub texts: LineTexts,
+    /// With --lines, also print the share of lines printing each letter form and
+    /// each digit.
+    #[arg(long)]
+    pub tally: bool,
     /// Output directory (created if missing).
     #[arg(long)]
     pub out: PathBuf,
@@ -121,8 +132,9 @@ impl LabelsWriter {
 const LINE_BATCH: u64 = 2048;
 
 fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
-    let generator = LineGenerator::new(args.seed)?;
+    let generator = LineGenerator::new(args.seed)?.texts(args.texts);
     let mut labels = LabelsWriter::create(&args.out)?;
+    let mut tally = FormTally::default();
     let started = Instant::now();
     let mut done = 0u64;
     let end = args.start + args.n;
@@ -141,6 +153,9 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
         for item in written {
             let (file, text, category) = item?;
             labels.add(&file, &text, category)?;
+            if args.tally {
+                tally.add(&text);
+            }
         }
         done += batch_end - batch_start;
         batch_start = batch_end;
@@ -153,6 +168,9 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
         done as f64 / seconds.max(1e-9),
         rayon::current_num_threads()
     );
+    if args.tally {
+        print!("{tally}");
+    }
     Ok(())
 }
 

@@ -15,6 +15,7 @@ use crate::layout::{self, LineCategory, Script};
 use crate::synth::degrade::{self, uniform};
 use crate::synth::identity;
 use crate::synth::render::{self, FontError, FontId, FontLibrary, TextEngine, TextMask};
+use crate::synth::texts::{self, LineTexts};
 
 /// One training crop: a grey image and its transcript in logical (storage) order.
 #[derive(Debug, Clone)]
@@ -30,6 +31,7 @@ pub struct LineSample {
 pub struct LineGenerator {
     seed: u64,
     library: &'static FontLibrary,
+    texts: LineTexts,
 }
 
 /// Chance that a crop shows a fixed text (header or label) rather than a field.
@@ -40,7 +42,11 @@ const MIN_CROP_HEIGHT: i32 = 20;
 
 /// What one crop prints, before drawing.
 struct LineSpec {
+    /// The transcript (the label).
     text: String,
+    /// The characters drawn: the transcript, or the same with glyph variants that
+    /// read as it (Persian digits).
+    printed: String,
     script: Script,
     category: LineCategory,
     /// Other texts of the same document, for neighbouring-line fragments.
@@ -51,18 +57,35 @@ struct LineSpec {
 }
 
 impl LineGenerator {
-    /// Loads the fonts (once per process) and the background textures.
+    /// Loads the fonts (once per process) and the background textures. Crops print
+    /// [`LineTexts::Varied`] texts unless [`LineGenerator::texts`] says otherwise.
     pub fn new(seed: u64) -> Result<LineGenerator, FontError> {
         let library = FontLibrary::global()?;
-        Ok(LineGenerator { seed, library })
+        Ok(LineGenerator {
+            seed,
+            library,
+            texts: LineTexts::default(),
+        })
+    }
+
+    /// The same generator printing `texts`.
+    pub fn texts(self, texts: LineTexts) -> LineGenerator {
+        LineGenerator { texts, ..self }
     }
 
     /// The crop at `index`: the same `(seed, index)` always gives the same crop.
     pub fn sample(&self, index: u64) -> LineSample {
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         rng.set_stream(index);
-        let spec = choose_line(&mut rng);
+        let mut spec = choose_line(&mut rng, self.texts);
         let font = render::pick_font(self.library, spec.script, &mut rng);
+        if self.texts == LineTexts::Varied
+            && spec.text.contains(|c| ('٠'..='٩').contains(&c))
+            && self.library.font(font).covers('۴')
+            && rng.random_bool(texts::PERSIAN_DIGITS_SHARE)
+        {
+            spec.printed = texts::persian_digits(&spec.text);
+        }
         // Even sizes only: half the glyph-cache entries for the same range.
         let em = (uniform(&mut rng, 6.0, 18.0).round() * 2.0).min(36.0);
         let image = render::with_engine(|engine| draw_line(engine, &spec, font, em, &mut rng))
@@ -75,8 +98,9 @@ impl LineGenerator {
     }
 }
 
-/// Picks a document kind, generates its identity and one printed text of it.
-fn choose_line(rng: &mut ChaCha8Rng) -> LineSpec {
+/// Picks a document kind, generates its identity and one printed text of it, or with
+/// [`LineTexts::Varied`] now and then a text of [`texts::varied`] on its background.
+fn choose_line(rng: &mut ChaCha8Rng, texts: LineTexts) -> LineSpec {
     let kind = DocumentKind::ALL[rng.random_range(0..DocumentKind::ALL.len())];
     let layout = layout::builtin(kind);
     let doc = identity::generate(kind, rng);
@@ -100,11 +124,24 @@ fn choose_line(rng: &mut ChaCha8Rng) -> LineSpec {
         .filter(|t| t.script == Script::Arabic)
         .map(|t| t.text.clone())
         .collect();
+    if texts == LineTexts::Varied && rng.random_bool(texts::VARIED_SHARE) {
+        let (text, category) = texts::varied(rng);
+        return LineSpec {
+            printed: text.clone(),
+            text,
+            script: Script::Arabic,
+            category,
+            neighbours,
+            labels,
+            kind,
+        };
+    }
     let use_fixed =
         printed.is_empty() || (rng.random_bool(FIXED_TEXT_RATE) && !layout.fixed_texts.is_empty());
     if use_fixed && !layout.fixed_texts.is_empty() {
         let fixed = &layout.fixed_texts[rng.random_range(0..layout.fixed_texts.len())];
         return LineSpec {
+            printed: fixed.text.clone(),
             text: fixed.text.clone(),
             script: fixed.script,
             category: fixed.category(),
@@ -117,6 +154,7 @@ fn choose_line(rng: &mut ChaCha8Rng) -> LineSpec {
         .random_range(0..printed.len().max(1))
         .min(printed.len().saturating_sub(1))];
     LineSpec {
+        printed: text.clone(),
         text: text.clone(),
         script: field.script,
         category: field.category,
@@ -135,7 +173,7 @@ fn draw_line(
     em: f32,
     rng: &mut ChaCha8Rng,
 ) -> GrayImage {
-    let mask = engine.render(&spec.text, font, em);
+    let mask = engine.render(&spec.printed, font, em);
     let (tw, th) = (mask.alpha.width() as i32, mask.alpha.height() as i32);
     let margin =
         |rng: &mut ChaCha8Rng, lo: f32, hi: f32| (uniform(rng, lo, hi) * em).round() as i32 + 1;

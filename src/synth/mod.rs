@@ -9,6 +9,7 @@ mod document;
 pub mod identity;
 pub mod lines;
 pub mod render;
+pub mod texts;
 
 pub use document::SynthDocument;
 pub use identity::generate;
