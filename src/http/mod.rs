@@ -38,7 +38,6 @@ use crate::store::JobStore;
 pub use bodies::{FlowAData, FlowBAnswer, FlowBError, UploadAccepted};
 pub use config::{DEFAULT_PREFIX, MAX_FILE_BYTES, ServeArgs, Settings, parse_duration};
 pub use error::{ApiError, ErrorBody, REASONS};
-pub use multipart::FileFormat;
 
 /// The header carrying a key's balance on every authenticated answer.
 pub const CREDITS_HEADER: &str = "x-credits-remaining";

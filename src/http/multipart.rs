@@ -12,6 +12,7 @@ use axum::http::header;
 use http_body::Frame;
 
 use super::error::ApiError;
+use crate::pipeline::decode::Format;
 
 /// Room for multipart framing (boundaries, part headers) besides the file itself.
 const FRAMING_ALLOWANCE: u64 = 64 * 1024;
@@ -21,44 +22,10 @@ const FRAMING_ALLOWANCE: u64 = 64 * 1024;
 /// connection reset. Beyond it the connection is dropped.
 const DRAIN_FACTOR: u64 = 4;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileFormat {
-    Jpeg,
-    Png,
-    Pdf,
-}
-
-impl FileFormat {
-    /// Judges the format from the first bytes; names and content types are not trusted.
-    pub fn sniff(bytes: &[u8]) -> Option<FileFormat> {
-        if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-            Some(FileFormat::Jpeg)
-        } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            Some(FileFormat::Png)
-        } else if bytes[..bytes.len().min(1024)]
-            .windows(5)
-            .any(|w| w == b"%PDF-")
-        {
-            // PDF readers accept a header anywhere in the first 1024 bytes.
-            Some(FileFormat::Pdf)
-        } else {
-            None
-        }
-    }
-
-    pub fn extension(self) -> &'static str {
-        match self {
-            FileFormat::Jpeg => "jpg",
-            FileFormat::Png => "png",
-            FileFormat::Pdf => "pdf",
-        }
-    }
-}
-
 /// A received file, checked to be a non-empty JPEG, PNG or PDF.
 pub struct Upload {
     pub bytes: Bytes,
-    pub format: FileFormat,
+    pub format: Format,
 }
 
 /// Reads the upload from `request`. `max_file_bytes` bounds the file part.
@@ -150,7 +117,7 @@ pub async fn read_upload(request: Request, max_file_bytes: usize) -> Result<Uplo
     if bytes.is_empty() {
         return Err(ApiError::EmptyFile);
     }
-    let format = FileFormat::sniff(&bytes).ok_or(ApiError::UnsupportedFormat)?;
+    let format = Format::sniff(&bytes).ok_or(ApiError::UnsupportedFormat)?;
     Ok(Upload {
         bytes: Bytes::from(bytes),
         format,
@@ -202,25 +169,4 @@ impl HttpBody for CappedBody {
 
 fn body_too_large() -> axum::Error {
     axum::Error::new(std::io::Error::other("request body over the size limit"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_are_sniffed_from_content() {
-        assert_eq!(
-            FileFormat::sniff(&[0xFF, 0xD8, 0xFF, 0xE0, 0]),
-            Some(FileFormat::Jpeg)
-        );
-        assert_eq!(
-            FileFormat::sniff(b"\x89PNG\r\n\x1a\n...."),
-            Some(FileFormat::Png)
-        );
-        assert_eq!(FileFormat::sniff(b"%PDF-1.7\n"), Some(FileFormat::Pdf));
-        assert_eq!(FileFormat::sniff(b"\n\n%PDF-1.4"), Some(FileFormat::Pdf));
-        assert_eq!(FileFormat::sniff(b"GIF89a"), None);
-        assert_eq!(FileFormat::sniff(b""), None);
-    }
 }
