@@ -64,13 +64,6 @@ fn confidence_from_env(name: &str, unset: Option<f32>) -> anyhow::Result<Option<
 /// choose a reading that validates.
 pub const BEAM_WIDTH: usize = 3;
 
-/// Lines read less confidently than this (0 to 1, the calibrated confidence; 0.8
-/// tuned on seed-4243 scan crops) are read again from three variants and put to a
-/// vote ([`crate::recognizer::revote`]). Off by default: it about doubles the
-/// recognition time (a 1600x1200 NID photo: 198 -> 315 ms p50), which breaks the
-/// photo latency target on a 2-core CPU.
-pub const REVOTE_BELOW_ENV: &str = "HAWIYA_REVOTE_BELOW";
-
 /// The text-line recognizer of `models/recognizer`, behind its dynamic batcher.
 pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>> {
     use crate::recognizer::{
@@ -86,10 +79,7 @@ pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>>
     })?;
     let reader = RecognizerReader {
         recognizer,
-        options: DecodeOptions {
-            revote_below: confidence_from_env(REVOTE_BELOW_ENV, None)?,
-            ..DecodeOptions::beam(BEAM_WIDTH)
-        },
+        options: DecodeOptions::beam(BEAM_WIDTH),
     };
     let config = BatcherConfig::from_env()?;
     Ok(Arc::new(Batcher::start(reader, config)))

@@ -183,10 +183,6 @@ pub struct EvalLinesArgs {
     /// Score the auxiliary CTC head's readings instead of the decoder's.
     #[arg(long)]
     pub ctc: bool,
-    /// Read lines less confident than this again from three variants of the crop
-    /// and take the majority's text (what the pipeline does).
-    #[arg(long, value_name = "CONFIDENCE")]
-    pub revote_below: Option<f32>,
     /// Rank the decoder's hypotheses by the decoder alone, without joint CTC
     /// rescoring (what the CTC head adds, measured).
     #[arg(long, conflicts_with = "ctc_weight")]
@@ -314,7 +310,6 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
     let recognizer = Recognizer::load(&args.model)?;
     let started = std::time::Instant::now();
     let options = DecodeOptions {
-        revote_below: args.revote_below,
         ctc_rescoring: (!args.no_rescore).then_some(args.ctc_weight),
         ..DecodeOptions::beam(args.beam)
     };

@@ -26,9 +26,6 @@ pub struct DecodeOptions {
     /// Catches the decoder's typical failures (repeats, early stops). `None` ranks
     /// by the decoder alone.
     pub ctc_rescoring: Option<f32>,
-    /// Readings less confident than this are read again from three variants of
-    /// the crop and put to a vote ([`super::revote`]); `None` reads once.
-    pub revote_below: Option<f32>,
 }
 
 impl Default for DecodeOptions {
@@ -37,7 +34,6 @@ impl Default for DecodeOptions {
             beam_width: 1,
             alternatives: 0,
             ctc_rescoring: Some(CTC_WEIGHT),
-            revote_below: None,
         }
     }
 }

@@ -18,7 +18,6 @@ pub mod model;
 pub mod optim;
 pub mod preprocess;
 pub mod reader;
-pub mod revote;
 pub mod sources;
 pub mod train;
 pub mod vocab;

@@ -13,7 +13,6 @@ use super::decode::{DecodeOptions, Reading, decode};
 use super::device::{ComputeDevice, DeviceError};
 use super::model::{Kernels, LineModel};
 use super::preprocess::{GROUP_WIDTH_RATIO, ImageBatch, LineInput, prepare, width_groups};
-use super::revote;
 use super::vocab::Vocab;
 
 /// The folder the shipped model lives in, relative to the working directory.
@@ -299,31 +298,7 @@ impl Recognizer {
         }
         let cfg = &self.model.config;
         let batch = ImageBatch::new(inputs, cfg, &self.device)?;
-        let readings = self.decode_calibrated(&batch, options)?;
-        let Some(threshold) = options.revote_below else {
-            return Ok(readings);
-        };
-        let doubtful: Vec<usize> = (0..readings.len())
-            .filter(|&i| readings[i].best.confidence < threshold)
-            .collect();
-        if doubtful.is_empty() {
-            return Ok(readings);
-        }
-        let variants: Vec<LineInput> = doubtful
-            .iter()
-            .flat_map(|&i| revote::variants(inputs[i], cfg))
-            .collect();
-        let batch = ImageBatch::new(&variants.iter().collect::<Vec<_>>(), cfg, &self.device)?;
-        let mut second = self.decode_calibrated(&batch, options)?.into_iter();
-        let mut doubtful = doubtful.into_iter().peekable();
-        Ok(readings
-            .into_iter()
-            .enumerate()
-            .map(|(i, first)| match doubtful.next_if_eq(&i) {
-                Some(_) => revote::vote(first, second.by_ref().take(3).collect()),
-                None => first,
-            })
-            .collect())
+        self.decode_calibrated(&batch, options)
     }
 
     fn decode_calibrated(
@@ -453,55 +428,6 @@ mod tests {
         exported(dir.path());
         assert!(!path.exists());
         assert_eq!(Recognizer::load(&source).unwrap().calibration(), None);
-    }
-
-    #[test]
-    fn a_revote_answers_every_crop_once_with_one_of_its_readings() {
-        let dir = tempfile::tempdir().unwrap();
-        let (recognizer, _) = exported(dir.path());
-        let crops: Vec<GrayImage> = ["١٢٣", "AB", "٤٥"].iter().map(|t| bar_crop(t)).collect();
-        let once = recognizer
-            .recognize(&crops, DecodeOptions::greedy())
-            .unwrap();
-        // Every reading is doubtful: each is put to a vote of four.
-        let all = DecodeOptions {
-            revote_below: Some(1.0),
-            ..DecodeOptions::greedy()
-        };
-        let voted = recognizer.recognize(&crops, all).unwrap();
-        assert_eq!(voted.len(), crops.len());
-        for (crop, reading) in crops.iter().zip(&voted) {
-            let input = recognizer.prepare(crop);
-            let variants = revote::variants(&input, recognizer.config());
-            let own = recognizer
-                .recognize_prepared(&[&input], DecodeOptions::greedy())
-                .unwrap();
-            let others = recognizer
-                .recognize_prepared(
-                    &variants.iter().collect::<Vec<_>>(),
-                    DecodeOptions::greedy(),
-                )
-                .unwrap();
-            let texts: Vec<&str> = own
-                .iter()
-                .chain(&others)
-                .map(|r| r.best.text.as_str())
-                .collect();
-            assert!(
-                texts.contains(&reading.best.text.as_str()),
-                "{texts:?} {reading:?}"
-            );
-        }
-        // None doubtful: the same as reading once.
-        let none = DecodeOptions {
-            revote_below: Some(0.0),
-            ..DecodeOptions::greedy()
-        };
-        let texts = |r: &[Reading]| r.iter().map(|r| r.best.text.clone()).collect::<Vec<_>>();
-        assert_eq!(
-            texts(&recognizer.recognize(&crops, none).unwrap()),
-            texts(&once)
-        );
     }
 
     #[test]
