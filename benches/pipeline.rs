@@ -28,7 +28,8 @@ fn bench(c: &mut Criterion) {
     let kind = hawiya::domain::DocumentKind::NidFront;
     let card_height = (CARD_WIDTH as f32 / hawiya::layout::builtin(kind).page.aspect()) as u32;
     let card = rectify(&image, &quad, CARD_WIDTH, card_height).card;
-    let pipeline = hawiya::pipeline::cli::load_pipeline(&root.join("models"))
+    let pipeline = hawiya::pipeline::PipelineOptions::with_models(root.join("models"))
+        .load()
         .expect("the shipped models in models/");
     let large = imageops::resize(&image, 4032, 3024, imageops::FilterType::CatmullRom);
     let large_quad = quad.scaled(4032.0 / image.width() as f32);

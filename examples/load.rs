@@ -198,7 +198,7 @@ impl hawiya::pipeline::Extractor for Sleeper {
     fn extract(
         &self,
         _: &[u8],
-        _: hawiya::pipeline::IdType,
+        _: &[hawiya::domain::DocumentKind],
     ) -> Result<hawiya::pipeline::Extraction, hawiya::pipeline::ExtractError> {
         std::thread::sleep(self.0);
         Ok(hawiya::pipeline::Extraction {

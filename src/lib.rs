@@ -1,5 +1,6 @@
 //! hawiya: reads Egyptian identity and vehicle documents and returns the printed fields.
 
+pub mod cli;
 pub mod domain;
 pub mod eval;
 pub mod http;

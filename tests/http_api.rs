@@ -178,8 +178,8 @@ async fn flow_b_answers_the_result_in_one_call() {
     assert_eq!(car.body["data"]["vehicle_year"], "2019");
     assert_eq!(car.body["document_type"], "car-licence-front");
     assert_eq!(
-        server.pipeline.id_types.lock().last(),
-        Some(&hawiya::pipeline::IdType::CarLicence)
+        server.pipeline.accepted.lock().last().map(Vec::as_slice),
+        Some(hawiya::http::IdType::CarLicence.kinds())
     );
 
     // Failures are structured: code, message, reason, nothing charged.

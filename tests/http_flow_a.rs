@@ -219,10 +219,12 @@ async fn a_failed_extraction_reads_as_an_error_with_a_reason_and_costs_nothing()
         .upload(KEY, Some("1"), image("fail=WRONG_ID_TYPE;"))
         .await
         .id();
-    server
-        .read(KEY, &id, "true")
-        .await
-        .assert_error(422, "WRONG_ID_TYPE");
+    let wrong = server.read(KEY, &id, "true").await;
+    wrong.assert_error(422, "WRONG_ID_TYPE");
+    assert_eq!(
+        wrong.body["message"],
+        "the image shows a passport but ID_type 1 was requested"
+    );
 
     // A pipeline fault is a 500 with the JSON body, not a pending result forever.
     let id = server.upload(KEY, None, image("panic=1;")).await.id();

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::domain::arabic::fold;
 use crate::pipeline::classify::Classifier;
-use crate::pipeline::cli::{TruthLine, TruthRecord, corner_error, load_pipeline, read_truth};
+use crate::pipeline::cli::{TruthLine, TruthRecord, corner_error, read_truth};
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::find::find_document;
 use crate::pipeline::locate::LocateConfig;
@@ -24,7 +24,7 @@ use crate::pipeline::post::text::levenshtein;
 use crate::pipeline::read::{LineCrop, cut_lines};
 use crate::pipeline::rectify::rectify;
 use crate::pipeline::warp::{Homography, Point, Quad};
-use crate::pipeline::{CARD_WIDTH, regions};
+use crate::pipeline::{CARD_WIDTH, PipelineOptions, regions};
 use crate::synth::cli::{LabelsWriter, write_png};
 
 #[derive(Debug, clap::Args)]
@@ -35,8 +35,8 @@ pub struct DocsArgs {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     pub json: bool,
-    #[arg(long, default_value = "models")]
-    pub models: PathBuf,
+    #[command(flatten)]
+    pub pipeline: PipelineOptions,
     /// Measure decoding, locating and classifying only (no recognizer needed).
     #[arg(long)]
     pub geometry_only: bool,
@@ -373,7 +373,7 @@ fn rate(hits: usize, count: usize) -> f64 {
 pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     let records = args.records()?;
     let outcomes: Vec<(TruthRecord, Outcome)> = if args.geometry_only {
-        let classifier = Classifier::load(&args.models.join("classifier.json"))?;
+        let classifier = Classifier::load(&args.pipeline.models.join("classifier.json"))?;
         records
             .into_iter()
             .map(|r| {
@@ -382,7 +382,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
             })
             .collect::<anyhow::Result<_>>()?
     } else {
-        let pipeline = load_pipeline(&args.models)?;
+        let pipeline = args.pipeline.load()?;
         records
             .into_iter()
             .map(|r| {
@@ -855,7 +855,7 @@ mod tests {
         let args = DocsArgs {
             dir: dir.clone(),
             json: false,
-            models: "models".into(),
+            pipeline: PipelineOptions::with_models("models"),
             geometry_only: false,
             limit: None,
             verbose: false,

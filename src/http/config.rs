@@ -14,7 +14,10 @@ pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
 /// The reference service's API root, so a client only changes its host.
 pub const DEFAULT_PREFIX: &str = "/api/v2/SignMeAPI";
 
+/// The HTTP server's options; `hawiya serve` adds the pipeline's
+/// ([`crate::pipeline::PipelineOptions`]).
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Server")]
 pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "HAWIYA_HOST", default_value = "0.0.0.0")]

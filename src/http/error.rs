@@ -10,6 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::IdType;
+use crate::domain::DocumentKind;
 use crate::pipeline::ExtractError;
 
 /// The error body of every non-2xx answer.
@@ -61,6 +63,11 @@ pub enum ApiError {
     NotFound(String),
     #[error("method not allowed")]
     MethodNotAllowed,
+    #[error("the image shows a {found} but ID_type {} was requested", .requested.code())]
+    WrongIdType {
+        requested: IdType,
+        found: DocumentKind,
+    },
     #[error("{0}")]
     Extraction(ExtractError),
     #[error("internal server error")]
@@ -68,6 +75,15 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// How a refusal of the pipeline answers a request for `requested`: a document
+    /// of a kind it does not accept is named with the `ID_type` asked for.
+    pub fn extraction(error: ExtractError, requested: IdType) -> ApiError {
+        match error {
+            ExtractError::WrongKind { found } => ApiError::WrongIdType { requested, found },
+            other => ApiError::Extraction(other),
+        }
+    }
+
     pub fn status(&self) -> StatusCode {
         use ApiError::*;
         match self {
@@ -81,6 +97,7 @@ impl ApiError {
             QueueFull { .. } | ShuttingDown | NotReady => StatusCode::SERVICE_UNAVAILABLE,
             NotFound(_) => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            WrongIdType { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Extraction(e) => extraction_status(e),
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -107,6 +124,7 @@ impl ApiError {
             NotReady => "NOT_READY",
             NotFound(_) => "NOT_FOUND",
             MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            WrongIdType { .. } => "WRONG_ID_TYPE",
             Extraction(e) => e.reason(),
             Internal => "INTERNAL_ERROR",
         }
@@ -152,7 +170,7 @@ fn extraction_status(error: &ExtractError) -> StatusCode {
         | ExtractError::ImageTooSmall(_)
         | ExtractError::NoDocumentFound
         | ExtractError::TooBlurry
-        | ExtractError::WrongIdType { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+        | ExtractError::WrongKind { .. } => StatusCode::UNPROCESSABLE_ENTITY,
         ExtractError::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
         ExtractError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use axum::body::Bytes;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::pipeline::{ExtractError, Extraction, Extractor, IdType};
+use super::IdType;
+use crate::pipeline::{ExtractError, Extraction, Extractor};
 
 /// How long an overloaded recognizer is retried before the job fails with
 /// `OVERLOADED`: an accepted job is not dropped for a momentary overload.
@@ -117,7 +118,7 @@ async fn extract_with_retry(
         let (extractor, input) = (extractor.clone(), bytes.clone());
         let result = tokio::task::spawn_blocking(move || {
             let _slot = slot;
-            extractor.extract(&input, id_type)
+            extractor.extract(&input, id_type.kinds())
         })
         .await
         .unwrap_or_else(|_panic| {

@@ -8,6 +8,7 @@ mod auth;
 mod bodies;
 mod config;
 mod error;
+mod id_type;
 mod jobs;
 mod layers;
 mod multipart;
@@ -32,18 +33,19 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::keys::{Credits, CreditsError, KeyId, KeyRing, KeysFile, KeysFileError};
-use crate::pipeline::{ExtractError, Extractor};
+use crate::pipeline::Extractor;
 use crate::store::JobStore;
 
 pub use bodies::{FlowAData, FlowBAnswer, FlowBError, UploadAccepted};
 pub use config::{DEFAULT_PREFIX, MAX_FILE_BYTES, ServeArgs, Settings, parse_duration};
 pub use error::{ApiError, ErrorBody, REASONS};
+pub use id_type::IdType;
 
 /// The header carrying a key's balance on every authenticated answer.
 pub const CREDITS_HEADER: &str = "x-credits-remaining";
 
 /// What a Flow A job leaves for its reader.
-type FlowAResult = Result<FlowAData, ExtractError>;
+type FlowAResult = Result<FlowAData, ApiError>;
 
 struct AppState {
     settings: Settings,

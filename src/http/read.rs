@@ -95,7 +95,7 @@ async fn read(app: &AppState, key: crate::keys::KeyId, uri: Uri) -> Result<Respo
                 data: ReadData::Done(data),
             })
             .into_response()),
-            Err(e) => Err(ApiError::Extraction(e.clone())),
+            Err(e) => Err(e.clone()),
         },
         Taken::NotFound => Err(ApiError::IdNotFound),
     }

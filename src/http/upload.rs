@@ -10,13 +10,14 @@ use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
+use super::IdType;
 use super::auth::{self, Flow};
 use super::bodies::{FlowAData, FlowBAnswer, FlowBError, UploadAccepted, process_time};
 use super::error::{ApiError, ErrorBody};
 use super::multipart::{Upload, read_upload};
 use super::with_credits;
 use crate::keys::{KeyId, Reservation};
-use crate::pipeline::{ExtractError, IdType};
+use crate::pipeline::ExtractError;
 
 /// Upload a document image (multipart part `file`, JPEG, PNG or PDF, at most
 /// 10,485,760 bytes). With `APIKEY` (Flow A) the answer is an id to read the result
@@ -111,13 +112,14 @@ fn parse_id_type(uri: &Uri) -> Result<IdType, ApiError> {
 
 async fn flow_a(app: &Arc<AppState>, key: KeyId, request: Request) -> Result<Response, ApiError> {
     let accepted = accept(app, key, request).await?;
+    let id_type = accepted.id_type;
     let id = app.store.insert_pending(key);
     let image_name = format!("{id}.{}", accepted.upload.format.extension());
     let (store, reservation) = (app.store.clone(), accepted.reservation);
     app.jobs.spawn(
         accepted.admission,
         accepted.upload.bytes,
-        accepted.id_type,
+        id_type,
         move |outcome| async move {
             let result = match outcome {
                 Ok(extraction) => {
@@ -132,7 +134,7 @@ async fn flow_a(app: &Arc<AppState>, key: KeyId, request: Request) -> Result<Res
                 }
                 Err(e) => {
                     drop(reservation); // failed extractions are free
-                    Err(e)
+                    Err(ApiError::extraction(e, id_type))
                 }
             };
             store.finish(id, result);
@@ -154,10 +156,11 @@ async fn flow_b(
     started: Instant,
 ) -> Result<Response, ApiError> {
     let accepted = accept(app, key, request).await?;
+    let id_type = accepted.id_type;
     let job = app.jobs.spawn(
         accepted.admission,
         accepted.upload.bytes,
-        accepted.id_type,
+        id_type,
         std::future::ready,
     );
     // If the client goes away, this future is dropped with the reservation, which
@@ -166,7 +169,7 @@ async fn flow_b(
     let extraction = job
         .await
         .map_err(|_| ApiError::Extraction(ExtractError::Internal("the job failed".into())))?
-        .map_err(ApiError::Extraction)?;
+        .map_err(|e| ApiError::extraction(e, id_type))?;
     charge(reservation).await;
     Ok(Json(FlowBAnswer {
         status: "success",

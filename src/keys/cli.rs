@@ -12,6 +12,7 @@ use super::ring::{KeyId, KeyRing};
 
 /// Where keys and credits live; shared by `serve` and `keys`.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Keys and credits")]
 pub struct KeyPaths {
     /// Folder for the keys file and the credits store.
     #[arg(long, env = "HAWIYA_DATA_DIR", default_value = "hawiya-data")]

@@ -1,9 +1,7 @@
-//! `hawiya extract` (one file through the pipeline) and `hawiya train-classifier`.
+//! `hawiya train-classifier`, and the generator's `truth.jsonl` as the pipeline's tools read it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
 use rand::{Rng, SeedableRng};
@@ -15,124 +13,7 @@ use super::classify::{self, Classifier, TrainConfig};
 use super::decode::{self, DecodeLimits};
 use super::locate::{self, LocateConfig};
 use super::warp::{Point, Quad};
-use super::{IdType, LineRecognizer, Pipeline, PipelineConfig};
 use crate::domain::DocumentKind;
-
-#[derive(Debug, clap::Args)]
-pub struct ExtractArgs {
-    /// A JPEG, PNG or PDF file.
-    pub image: PathBuf,
-    /// The `ID_type` an HTTP client would send (0 to 3); refuses other documents.
-    #[arg(long)]
-    pub id_type: Option<u8>,
-    /// Directory holding the models (classifier.json and the recognizer's files).
-    #[arg(long, default_value = "models")]
-    pub models: PathBuf,
-}
-
-/// Loads the pipeline with the models of `models`.
-pub fn load_pipeline(models: &Path) -> anyhow::Result<Pipeline> {
-    let recognizer = load_recognizer(models)?;
-    let config = PipelineConfig {
-        second_look_below: confidence_from_env(
-            SECOND_LOOK_BELOW_ENV,
-            PipelineConfig::default().second_look_below,
-        )?,
-        ..PipelineConfig::default()
-    };
-    Pipeline::from_models(models, config, recognizer).context("loading the classifier")
-}
-
-/// Overrides [`PipelineConfig::second_look_below`]: a confidence in (0, 1], or 0 for
-/// off.
-pub const SECOND_LOOK_BELOW_ENV: &str = "HAWIYA_SECOND_LOOK_BELOW";
-
-/// A confidence threshold from environment variable `name`: a value in (0, 1], 0
-/// for off (`None`), `unset` when the variable is not set.
-fn confidence_from_env(name: &str, unset: Option<f32>) -> anyhow::Result<Option<f32>> {
-    let Ok(value) = std::env::var(name) else {
-        return Ok(unset);
-    };
-    match value.trim().parse::<f32>() {
-        Ok(0.0) => Ok(None),
-        Ok(v) if v > 0.0 && v <= 1.0 => Ok(Some(v)),
-        _ => anyhow::bail!("{name}={value:?} is not 0 (off) or a confidence in (0, 1]"),
-    }
-}
-
-/// Beam width the pipeline decodes with: alternatives let the national-ID check
-/// choose a reading that validates.
-pub const BEAM_WIDTH: usize = 3;
-
-/// The text-line recognizer of `models/recognizer`, behind its dynamic batcher.
-pub fn load_recognizer(models: &Path) -> anyhow::Result<Arc<dyn LineRecognizer>> {
-    use crate::recognizer::{
-        Batcher, BatcherConfig, DecodeOptions, ModelSource, Recognizer, RecognizerReader,
-    };
-
-    let source = ModelSource::Dir(models.join("recognizer"));
-    let recognizer = Recognizer::load(&source).with_context(|| {
-        format!(
-            "loading the recognizer from {}",
-            models.join("recognizer").display()
-        )
-    })?;
-    let reader = RecognizerReader {
-        recognizer,
-        options: DecodeOptions::beam(BEAM_WIDTH),
-    };
-    let config = BatcherConfig::from_env()?;
-    Ok(Arc::new(Batcher::start(reader, config)))
-}
-
-/// Exit status of `hawiya extract` when the document is refused (the record printed
-/// then holds the reason); 1 stays for a file that cannot be read at all.
-const REFUSED: u8 = 2;
-
-pub fn run_extract(args: ExtractArgs) -> anyhow::Result<ExitCode> {
-    let bytes =
-        std::fs::read(&args.image).with_context(|| format!("reading {}", args.image.display()))?;
-    let id_type = match args.id_type {
-        Some(code) => Some(
-            IdType::from_code(code)
-                .with_context(|| format!("ID_type {code} is not 0, 1, 2 or 3"))?,
-        ),
-        None => None,
-    };
-    let pipeline = load_pipeline(&args.models)?;
-    let (result, trace) = pipeline.run(&bytes, id_type);
-    let timings: BTreeMap<&str, f64> = trace
-        .timings
-        .iter()
-        .map(|(stage, d)| (*stage, d.as_secs_f64() * 1e3))
-        .collect();
-    // Folded from +0.0: an empty `sum` of floats is -0.0.
-    let total = timings.values().fold(0.0, |total, ms| total + ms);
-    let output = match &result {
-        Ok(extraction) => serde_json::json!({
-            "kind": extraction.kind,
-            "flow_a": extraction.flow_a,
-            "flow_b": extraction.flow_b,
-            "confidence": extraction.confidence,
-            "field_confidence": extraction.field_confidence,
-            "low_confidence_fields": extraction.low_confidence_fields,
-            "sharpness": trace.sharpness,
-            "timings_ms": timings,
-            "total_ms": total,
-        }),
-        Err(err) => serde_json::json!({
-            "error": { "reason": err.reason(), "message": err.to_string() },
-            "sharpness": trace.sharpness,
-            "timings_ms": timings,
-            "total_ms": total,
-        }),
-    };
-    println!("{}", serde_json::to_string_pretty(&output)?);
-    Ok(match result {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(REFUSED),
-    })
-}
 
 /// The part of a generator `truth.jsonl` line the pipeline's tools read.
 #[derive(Debug, Clone, Deserialize)]

@@ -1,7 +1,6 @@
 //! The pipeline itself: the stages run in order on one upload, timed.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,7 +15,7 @@ use super::read::{self, FieldRegion};
 use super::rectify::{Rectified, rectify};
 use super::second_look::second_look;
 use super::warp::Quad;
-use super::{ExtractError, Extraction, Extractor, IdType};
+use super::{ExtractError, Extraction, Extractor};
 use crate::domain::DocumentKind;
 use crate::layout;
 
@@ -150,21 +149,12 @@ impl Pipeline {
         }
     }
 
-    /// The pipeline with the classifier of `models_dir` (`classifier.json`).
-    pub fn from_models(
-        models_dir: &Path,
-        config: PipelineConfig,
-        recognizer: Arc<dyn LineRecognizer>,
-    ) -> Result<Pipeline, super::classify::ModelError> {
-        let classifier = Classifier::load(&models_dir.join("classifier.json"))?;
-        Ok(Pipeline::new(config, classifier, recognizer))
-    }
-
-    /// Runs every stage and returns what was found along with the result.
+    /// Runs every stage and returns what was found along with the result. A
+    /// document of a kind not in `accepted` (when given) is refused once classified.
     pub fn run(
         &self,
         bytes: &[u8],
-        id_type: Option<IdType>,
+        accepted: Option<&[DocumentKind]>,
     ) -> (Result<Extraction, ExtractError>, Trace) {
         let mut trace = Trace {
             format: None,
@@ -181,7 +171,7 @@ impl Pipeline {
             last: Instant::now(),
             timings: Vec::new(),
         };
-        let result = self.stages(bytes, id_type, &mut trace, &mut timer);
+        let result = self.stages(bytes, accepted, &mut trace, &mut timer);
         trace.timings = timer.timings;
         let result = result.map(|mut extraction| {
             extraction.timings = trace.timings.clone();
@@ -193,7 +183,7 @@ impl Pipeline {
     fn stages(
         &self,
         bytes: &[u8],
-        id_type: Option<IdType>,
+        accepted: Option<&[DocumentKind]>,
         trace: &mut Trace,
         timer: &mut Timer,
     ) -> Result<Extraction, ExtractError> {
@@ -211,13 +201,10 @@ impl Pipeline {
         trace.quad = Some(quad);
         trace.locate_method = Some(found.method);
         trace.classification = Some(class);
-        if let Some(requested) = id_type
-            && !requested.accepts(class.kind)
+        if let Some(accepted) = accepted
+            && !accepted.contains(&class.kind)
         {
-            return Err(ExtractError::WrongIdType {
-                requested: requested.code(),
-                found: class.kind,
-            });
+            return Err(ExtractError::WrongKind { found: class.kind });
         }
         timer.lap("classify");
 
@@ -353,8 +340,8 @@ fn grown_clear_of(mask: &[f32; 4], own: &[f32; 4], growth: f32) -> [f32; 4] {
 }
 
 impl Extractor for Pipeline {
-    fn extract(&self, bytes: &[u8], id_type: IdType) -> Result<Extraction, ExtractError> {
-        self.run(bytes, Some(id_type)).0
+    fn extract(&self, bytes: &[u8], accepted: &[DocumentKind]) -> Result<Extraction, ExtractError> {
+        self.run(bytes, Some(accepted)).0
     }
 
     fn is_ready(&self) -> bool {

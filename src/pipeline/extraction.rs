@@ -6,58 +6,6 @@ use serde::Serialize;
 use crate::domain::DocumentKind;
 use crate::record::{FlowAFields, FlowBData};
 
-/// The `ID_type` query parameter: which documents the caller says it sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum IdType {
-    /// 0: National ID front, driver licence or car licence (Flow A); Flow B reads it
-    /// as National ID front or driver licence.
-    FrontOrLicence,
-    /// 1: National ID back.
-    NationalIdBack,
-    /// 2: passport or residence permit.
-    PassportOrPermit,
-    /// 3 (Flow B): car licence.
-    CarLicence,
-}
-
-impl IdType {
-    pub fn from_code(code: u8) -> Option<IdType> {
-        match code {
-            0 => Some(IdType::FrontOrLicence),
-            1 => Some(IdType::NationalIdBack),
-            2 => Some(IdType::PassportOrPermit),
-            3 => Some(IdType::CarLicence),
-            _ => None,
-        }
-    }
-
-    pub fn code(self) -> u8 {
-        match self {
-            IdType::FrontOrLicence => 0,
-            IdType::NationalIdBack => 1,
-            IdType::PassportOrPermit => 2,
-            IdType::CarLicence => 3,
-        }
-    }
-
-    /// Whether a document of `kind` may be answered for this `ID_type`.
-    /// Car licences are accepted under 0 too, as Flow A sends them.
-    pub fn accepts(self, kind: DocumentKind) -> bool {
-        use DocumentKind::*;
-        match self {
-            IdType::FrontOrLicence => {
-                matches!(
-                    kind,
-                    NidFront | DriverLicence | CarLicenceFront | CarLicenceBack
-                )
-            }
-            IdType::NationalIdBack => kind == NidBack,
-            IdType::PassportOrPermit => matches!(kind, Passport | ResidencePermit),
-            IdType::CarLicence => matches!(kind, CarLicenceFront | CarLicenceBack),
-        }
-    }
-}
-
 /// One read document, ready to be answered in either flow.
 #[derive(Debug, Clone, Serialize)]
 pub struct Extraction {
@@ -93,8 +41,9 @@ pub enum ExtractError {
     NoDocumentFound,
     #[error("the document is too blurry to read")]
     TooBlurry,
-    #[error("the image shows a {found} but ID_type {requested} was requested")]
-    WrongIdType { requested: u8, found: DocumentKind },
+    /// The document is of a kind the request does not accept.
+    #[error("the image shows a {found}, which the request does not accept")]
+    WrongKind { found: DocumentKind },
     #[error("the recognizer is overloaded; retry shortly")]
     Overloaded,
     #[error("internal error: {0}")]
@@ -111,26 +60,9 @@ impl ExtractError {
             ExtractError::ImageTooSmall(_) => "IMAGE_TOO_SMALL",
             ExtractError::NoDocumentFound => "NO_DOCUMENT_FOUND",
             ExtractError::TooBlurry => "IMAGE_TOO_BLURRY",
-            ExtractError::WrongIdType { .. } => "WRONG_ID_TYPE",
+            ExtractError::WrongKind { .. } => "WRONG_ID_TYPE",
             ExtractError::Overloaded => "OVERLOADED",
             ExtractError::Internal(_) => "INTERNAL_ERROR",
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn id_types_accept_their_documents() {
-        assert!(IdType::FrontOrLicence.accepts(DocumentKind::CarLicenceFront));
-        assert!(!IdType::FrontOrLicence.accepts(DocumentKind::NidBack));
-        assert!(IdType::CarLicence.accepts(DocumentKind::CarLicenceBack));
-        assert!(IdType::PassportOrPermit.accepts(DocumentKind::ResidencePermit));
-        assert_eq!(IdType::from_code(4), None);
-        for code in 0..4 {
-            assert_eq!(IdType::from_code(code).unwrap().code(), code);
         }
     }
 }

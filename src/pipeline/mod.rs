@@ -10,6 +10,7 @@ mod engine;
 mod extraction;
 pub mod find;
 pub mod locate;
+mod options;
 pub mod overview;
 pub mod post;
 pub mod read;
@@ -21,7 +22,10 @@ pub mod warp;
 pub use engine::{
     CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, SECOND_LOOK_BELOW, Trace, regions,
 };
-pub use extraction::{ExtractError, Extraction, IdType};
+pub use extraction::{ExtractError, Extraction};
+pub use options::{BEAM_WIDTH, PipelineOptions};
+
+use crate::domain::DocumentKind;
 
 /// Reads one uploaded file. Implemented by the real pipeline; the HTTP layer only
 /// sees this trait, so its tests can substitute a double.
@@ -29,7 +33,9 @@ pub use extraction::{ExtractError, Extraction, IdType};
 /// `extract` blocks (CPU work and waiting on the recognizer's batcher); async callers
 /// run it on a blocking thread.
 pub trait Extractor: Send + Sync + 'static {
-    fn extract(&self, bytes: &[u8], id_type: IdType) -> Result<Extraction, ExtractError>;
+    /// Reads `bytes` as a document of one of the `accepted` kinds; a document of
+    /// another kind is refused ([`ExtractError::WrongKind`]) before its lines are read.
+    fn extract(&self, bytes: &[u8], accepted: &[DocumentKind]) -> Result<Extraction, ExtractError>;
 
     /// True once the model is loaded and the batcher is running.
     fn is_ready(&self) -> bool;

@@ -84,49 +84,50 @@ impl Default for BatcherConfig {
     }
 }
 
-/// Environment variables that override [`BatcherConfig::default`] (read by every
-/// command that runs the pipeline: `serve`, `extract`, `eval docs`).
-pub const BATCH_SIZE_ENV: &str = "HAWIYA_BATCH_SIZE";
-pub const BATCH_WAIT_ENV: &str = "HAWIYA_BATCH_WAIT_MS";
-pub const INFERENCE_THREADS_ENV: &str = "HAWIYA_INFERENCE_THREADS";
-
-/// A batcher setting in the environment that is not a positive whole number.
-#[derive(Debug, thiserror::Error)]
-#[error("{name}={value:?} is not a whole number of at least {min}")]
-pub struct BatcherEnvError {
-    pub name: &'static str,
-    pub value: String,
-    pub min: usize,
+/// The batcher's command-line options (`serve`, `extract`, `eval docs`: every
+/// command that runs the pipeline), each also read from its `HAWIYA_*` variable.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+#[command(next_help_heading = "Recognizer batching")]
+pub struct BatcherOptions {
+    /// Most text lines the recognizer reads in one batch.
+    #[arg(long, env = "HAWIYA_BATCH_SIZE", default_value_t = BatcherConfig::default().max_batch_size, value_parser = at_least_one)]
+    pub batch_size: usize,
+    /// Longest a line waits for its batch to fill, in milliseconds.
+    #[arg(long, env = "HAWIYA_BATCH_WAIT_MS", default_value_t = BatcherConfig::default().max_wait.as_millis() as u64)]
+    pub batch_wait_ms: u64,
+    /// Recognizer threads: batches read at once.
+    #[arg(long, env = "HAWIYA_INFERENCE_THREADS", default_value_t = BatcherConfig::default().threads, value_parser = at_least_one)]
+    pub inference_threads: usize,
 }
 
-impl BatcherConfig {
-    /// The defaults, with `HAWIYA_BATCH_SIZE`, `HAWIYA_BATCH_WAIT_MS` and
-    /// `HAWIYA_INFERENCE_THREADS` applied where set.
-    pub fn from_env() -> Result<BatcherConfig, BatcherEnvError> {
-        Self::from_lookup(|name| std::env::var(name).ok())
+/// A whole number of at least one.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{text}` is not a whole number of at least 1")),
     }
+}
 
-    fn from_lookup(
-        lookup: impl Fn(&str) -> Option<String>,
-    ) -> Result<BatcherConfig, BatcherEnvError> {
-        let read = |name: &'static str, min: usize, default: usize| match lookup(name) {
-            None => Ok(default),
-            Some(value) => match value.trim().parse::<usize>() {
-                Ok(n) if n >= min => Ok(n),
-                _ => Err(BatcherEnvError { name, value, min }),
-            },
-        };
+impl Default for BatcherOptions {
+    fn default() -> Self {
         let defaults = BatcherConfig::default();
-        Ok(BatcherConfig {
-            max_batch_size: read(BATCH_SIZE_ENV, 1, defaults.max_batch_size)?,
-            max_wait: Duration::from_millis(read(
-                BATCH_WAIT_ENV,
-                0,
-                defaults.max_wait.as_millis() as usize,
-            )? as u64),
-            threads: read(INFERENCE_THREADS_ENV, 1, defaults.threads)?,
-            ..defaults
-        })
+        BatcherOptions {
+            batch_size: defaults.max_batch_size,
+            batch_wait_ms: defaults.max_wait.as_millis() as u64,
+            inference_threads: defaults.threads,
+        }
+    }
+}
+
+impl BatcherOptions {
+    /// The defaults with these options applied.
+    pub fn config(&self) -> BatcherConfig {
+        BatcherConfig {
+            max_batch_size: self.batch_size,
+            max_wait: Duration::from_millis(self.batch_wait_ms),
+            threads: self.inference_threads,
+            ..BatcherConfig::default()
+        }
     }
 }
 
@@ -414,41 +415,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn environment_overrides_the_defaults_and_bad_values_are_named() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| v.to_string())
-            }
+    fn options_override_the_defaults_and_bad_values_are_refused() {
+        use clap::Parser;
+
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            batcher: BatcherOptions,
+        }
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("hawiya").chain(args.iter().copied()))
+                .map(|cli| cli.batcher)
         };
         let defaults = BatcherConfig::default();
-        let same = BatcherConfig::from_lookup(env(&[])).unwrap();
+        let same = BatcherOptions::default().config();
         assert_eq!(
             (same.max_batch_size, same.max_wait, same.threads),
             (defaults.max_batch_size, defaults.max_wait, defaults.threads)
         );
-        let set = BatcherConfig::from_lookup(env(&[
-            (BATCH_SIZE_ENV, "8"),
-            (BATCH_WAIT_ENV, "0"),
-            (INFERENCE_THREADS_ENV, " 2 "),
-        ]))
-        .unwrap();
+        let set = parse(&[
+            "--batch-size",
+            "8",
+            "--batch-wait-ms",
+            "0",
+            "--inference-threads",
+            " 2 ",
+        ])
+        .unwrap()
+        .config();
         assert_eq!(
             (set.max_batch_size, set.max_wait, set.threads),
             (8, Duration::ZERO, 2)
         );
-        for bad in [
-            &[(INFERENCE_THREADS_ENV, "0")][..],
-            &[(BATCH_SIZE_ENV, "lots")][..],
-            &[(BATCH_WAIT_ENV, "-1")][..],
+        for (bad, flag) in [
+            ("--inference-threads=0", "--inference-threads"),
+            ("--batch-size=lots", "--batch-size"),
+            ("--batch-wait-ms=-1", "--batch-wait-ms"),
         ] {
-            let err = BatcherConfig::from_lookup(env(bad)).unwrap_err();
-            assert_eq!(err.name, bad[0].0);
-            assert!(err.to_string().contains(bad[0].1));
+            let err = parse(&[bad]).expect_err("refused");
+            assert!(err.to_string().contains(flag), "{err}");
         }
     }
+
     use parking_lot::Mutex;
     use rand::{Rng, SeedableRng};
 

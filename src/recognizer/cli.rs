@@ -9,7 +9,7 @@ use image::GrayImage;
 use super::artifacts::read_config;
 use super::config::ModelConfig;
 use super::decode::{DecodeOptions, Reading};
-use super::device::{ComputeDevice, DEVICE_ENV};
+use super::device::DeviceOption;
 use super::eval::{evaluate, read_crop};
 use super::reader::{ModelSource, Recognizer};
 use super::sources::{LabelledCrops, Mixed};
@@ -38,9 +38,8 @@ pub struct TrainArgs {
     /// weights; ignored when a checkpoint is resumed.
     #[arg(long)]
     pub init: Option<PathBuf>,
-    /// cpu, cuda, cuda:N or auto (a GPU needs a binary built with `--features cuda`).
-    #[arg(long, env = DEVICE_ENV, default_value = "cpu")]
-    pub device: ComputeDevice,
+    #[command(flatten)]
+    pub device: DeviceOption,
     /// Generator seed for training crops (evaluate on a different one).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -128,7 +127,7 @@ pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
         out_dir: args.out,
         checkpoint_dir: args.checkpoints,
         init_from: args.init,
-        device: args.device,
+        device: args.device.device,
         steps: args.steps,
         batch_size: args.batch_size,
         learning_rate: args.lr,
@@ -169,6 +168,8 @@ pub struct EvalLinesArgs {
     /// Model folder, or a hub repository id (`hf:owner/name`) already in the local cache.
     #[arg(long, default_value = "models/recognizer")]
     pub model: ModelSource,
+    #[command(flatten)]
+    pub device: DeviceOption,
     /// Beam width; 1 decodes greedily.
     #[arg(long, default_value_t = 1)]
     pub beam: usize,
@@ -307,7 +308,7 @@ fn second_look_of(
 }
 
 fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
-    let recognizer = Recognizer::load(&args.model)?;
+    let recognizer = Recognizer::load_on(&args.model, args.device.device)?;
     let started = std::time::Instant::now();
     let options = DecodeOptions {
         ctc_rescoring: (!args.no_rescore).then_some(args.ctc_weight),
@@ -550,6 +551,8 @@ pub struct CalibrateArgs {
     /// Model folder; its calibration.json is replaced.
     #[arg(long, default_value = super::reader::DEFAULT_MODEL_DIR)]
     pub model: PathBuf,
+    #[command(flatten)]
+    pub device: DeviceOption,
     /// Beam width to calibrate for (the pipeline reads with 3).
     #[arg(long, default_value_t = 3)]
     pub beam: usize,
@@ -565,7 +568,8 @@ pub fn run_calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
     use super::eval::Reliability;
 
     let recognizer =
-        Recognizer::load(&ModelSource::Dir(args.model.clone()))?.with_calibration(None);
+        Recognizer::load_on(&ModelSource::Dir(args.model.clone()), args.device.device)?
+            .with_calibration(None);
     let mut samples = Vec::new();
     for dir in &args.dirs {
         let (_, pairs) = evaluate(

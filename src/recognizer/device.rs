@@ -1,14 +1,11 @@
 //! Where the recognizer computes: the CPU by default, an NVIDIA GPU when the binary
-//! is built with `--features cuda` and one is asked for (`HAWIYA_DEVICE=cuda`).
+//! is built with `--features cuda` and one is asked for (`--device cuda`, or
+//! `HAWIYA_DEVICE=cuda`).
 
 use std::fmt;
 use std::str::FromStr;
 
 use candle_core::Device;
-
-/// The environment variable that picks the device for serving, extraction and
-/// evaluation (`hawiya train --device` reads it too).
-pub const DEVICE_ENV: &str = "HAWIYA_DEVICE";
 
 /// Fixes the CPU thread count candle uses for its matrix products, once, at start-up.
 ///
@@ -29,6 +26,16 @@ pub unsafe fn fix_cpu_thread_count() {
         // SAFETY: the caller guarantees no other thread exists yet.
         unsafe { std::env::set_var(RAYON_THREADS_ENV, physical.to_string()) };
     }
+}
+
+/// The `--device` option of every command that runs the recognizer (`serve`,
+/// `extract`, `eval`, `calibrate`, `train`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::Args)]
+pub struct DeviceOption {
+    /// Where the recognizer runs: cpu, cuda, cuda:N or auto (a GPU needs a binary
+    /// built with `--features cuda`).
+    #[arg(long, env = "HAWIYA_DEVICE", default_value = "cpu")]
+    pub device: ComputeDevice,
 }
 
 /// A requested compute device, before it is opened.
@@ -56,14 +63,6 @@ pub enum DeviceError {
 }
 
 impl ComputeDevice {
-    /// The device named by `HAWIYA_DEVICE`, the CPU when it is unset.
-    pub fn from_env() -> Result<ComputeDevice, DeviceError> {
-        match std::env::var(DEVICE_ENV) {
-            Ok(name) if !name.trim().is_empty() => name.parse(),
-            _ => Ok(ComputeDevice::Cpu),
-        }
-    }
-
     pub fn open(self) -> Result<Device, DeviceError> {
         match self {
             ComputeDevice::Cpu => Ok(Device::Cpu),

@@ -22,10 +22,12 @@ pub mod sources;
 pub mod train;
 pub mod vocab;
 
-pub use batcher::{Batcher, BatcherConfig, BatcherHandle, LineReader, RecognizerReader};
+pub use batcher::{
+    Batcher, BatcherConfig, BatcherHandle, BatcherOptions, LineReader, RecognizerReader,
+};
 pub use calibration::Calibration;
 pub use config::ModelConfig;
 pub use decode::{DecodeOptions, Hypothesis, Reading, Rivals};
-pub use device::{ComputeDevice, DEVICE_ENV, DeviceError};
+pub use device::{ComputeDevice, DeviceError, DeviceOption};
 pub use reader::{DEFAULT_MODEL_DIR, LoadError, ModelSource, RecognizeError, Recognizer};
 pub use vocab::Vocab;

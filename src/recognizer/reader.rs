@@ -116,9 +116,9 @@ pub struct Recognizer {
 }
 
 impl Recognizer {
-    /// Loads on the device `HAWIYA_DEVICE` names (the CPU when unset).
+    /// Loads on the CPU.
     pub fn load(source: &ModelSource) -> Result<Recognizer, LoadError> {
-        Recognizer::load_on(source, ComputeDevice::from_env()?)
+        Recognizer::load_on(source, ComputeDevice::Cpu)
     }
 
     pub fn load_on(source: &ModelSource, device: ComputeDevice) -> Result<Recognizer, LoadError> {

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use hawiya::domain::DocumentKind;
 use hawiya::http::{Server, Settings};
-use hawiya::pipeline::{ExtractError, Extraction, Extractor, IdType};
+use hawiya::pipeline::{ExtractError, Extraction, Extractor};
 use hawiya::record::{FlowAFields, FlowBCarLicence, FlowBData, FlowBNationalId};
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
@@ -33,15 +33,16 @@ pub struct FakePipeline {
     pub calls: AtomicUsize,
     pub finished: AtomicUsize,
     pub not_ready: AtomicBool,
-    pub id_types: parking_lot::Mutex<Vec<IdType>>,
+    /// The kinds each call accepted.
+    pub accepted: parking_lot::Mutex<Vec<Vec<DocumentKind>>>,
     /// Times each file was answered `Overloaded`.
     pub overloads: parking_lot::Mutex<std::collections::HashMap<Vec<u8>, usize>>,
 }
 
 impl Extractor for FakePipeline {
-    fn extract(&self, bytes: &[u8], id_type: IdType) -> Result<Extraction, ExtractError> {
+    fn extract(&self, bytes: &[u8], accepted: &[DocumentKind]) -> Result<Extraction, ExtractError> {
         self.calls.fetch_add(1, Ordering::SeqCst);
-        self.id_types.lock().push(id_type);
+        self.accepted.lock().push(accepted.to_vec());
         let text = String::from_utf8_lossy(&bytes[PNG.len().min(bytes.len())..]).into_owned();
         let mut result = Ok(());
         for directive in text.split(';') {
@@ -53,8 +54,7 @@ impl Extractor for FakePipeline {
                     result = Err(match reason {
                         "NO_DOCUMENT_FOUND" => ExtractError::NoDocumentFound,
                         "IMAGE_TOO_BLURRY" => ExtractError::TooBlurry,
-                        "WRONG_ID_TYPE" => ExtractError::WrongIdType {
-                            requested: id_type.code(),
+                        "WRONG_ID_TYPE" => ExtractError::WrongKind {
                             found: DocumentKind::Passport,
                         },
                         "INTERNAL_ERROR" => ExtractError::Internal("model fault".into()),
@@ -74,7 +74,7 @@ impl Extractor for FakePipeline {
             }
         }
         self.finished.fetch_add(1, Ordering::SeqCst);
-        result.map(|()| extraction(id_type))
+        result.map(|()| extraction(accepted))
     }
 
     fn is_ready(&self) -> bool {
@@ -82,8 +82,12 @@ impl Extractor for FakePipeline {
     }
 }
 
-fn extraction(id_type: IdType) -> Extraction {
-    if id_type == IdType::CarLicence {
+/// A car licence when the caller accepts car licences and no National ID (Flow B's
+/// `ID_type=3`), else a National ID front.
+fn extraction(accepted: &[DocumentKind]) -> Extraction {
+    if accepted.contains(&DocumentKind::CarLicenceFront)
+        && !accepted.contains(&DocumentKind::NidFront)
+    {
         return Extraction {
             kind: DocumentKind::CarLicenceFront,
             flow_a: FlowAFields {
