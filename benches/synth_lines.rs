@@ -4,12 +4,13 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use hawiya::synth::LineGenerator;
+use hawiya::synth::render::FontSet;
 use rayon::prelude::*;
 
 const BATCH: u64 = 512;
 
 fn bench_lines(c: &mut Criterion) {
-    let generator = LineGenerator::new(1).expect("fonts installed");
+    let generator = LineGenerator::new(1, FontSet::Training).expect("fonts installed");
     // Warm the per-thread engines, glyph caches and background textures.
     (0..BATCH).into_par_iter().for_each(|i| {
         generator.sample(i);

@@ -10,6 +10,7 @@ use hawiya::synth::LineGenerator;
 use hawiya::synth::capture::{CaptureMode, embedded_jpeg};
 use hawiya::synth::cli::KindChoice;
 use hawiya::synth::dataset::{Synthesized, synthesize};
+use hawiya::synth::render::FontSet;
 use image::imageops::FilterType;
 use image::{DynamicImage, GrayImage, Rgb, RgbImage};
 
@@ -29,7 +30,7 @@ fn main() -> anyhow::Result<()> {
             (CaptureMode::Photo, "photo"),
             (CaptureMode::Pdf, "pdf"),
         ] {
-            let doc = synthesize(KindChoice::One(kind), capture, SEED, 0)?;
+            let doc = synthesize(KindChoice::One(kind), capture, FontSet::Training, SEED, 0)?;
             let image = raster(&doc)?;
             save_small(&image.to_rgb8(), &out.join(format!("{kind}-{name}.jpg")))?;
         }
@@ -39,6 +40,7 @@ fn main() -> anyhow::Result<()> {
     let doc = synthesize(
         KindChoice::One(DocumentKind::NidFront),
         CaptureMode::Photo,
+        FontSet::Training,
         SEED,
         1,
     )?;
@@ -100,7 +102,7 @@ fn draw_polygon(image: &mut RgbImage, points: &[[f32; 2]], color: Rgb<u8>) {
 
 /// The first 36 crops of a line dataset in two columns.
 fn line_sheet() -> anyhow::Result<RgbImage> {
-    let generator = LineGenerator::new(SEED)?;
+    let generator = LineGenerator::new(SEED, FontSet::Training)?;
     let crops: Vec<GrayImage> = (0..36).map(|i| generator.sample(i).image).collect();
     let column_width = 380;
     let rows = crops.len().div_ceil(2);

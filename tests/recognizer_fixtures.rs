@@ -5,6 +5,7 @@ use std::path::Path;
 
 use hawiya::recognizer::eval::evaluate;
 use hawiya::recognizer::{DecodeOptions, ModelSource, Recognizer};
+use hawiya::synth::render::FontSet;
 
 #[test]
 fn shipped_model_reads_the_fixture_crops() {
@@ -14,6 +15,7 @@ fn shipped_model_reads_the_fixture_crops() {
     let (report, pairs) = evaluate(
         &recognizer,
         &root.join("tests/fixtures/lines"),
+        FontSet::All,
         DecodeOptions::greedy(),
         16,
     )

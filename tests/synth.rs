@@ -8,7 +8,7 @@ use hawiya::synth::SynthDocument;
 use hawiya::synth::capture::{CaptureMode, embedded_jpeg, inside_convex};
 use hawiya::synth::cli::KindChoice;
 use hawiya::synth::dataset::{Synthesized, synthesize};
-use hawiya::synth::render::{FontId, FontLibrary, with_engine};
+use hawiya::synth::render::{FontId, FontLibrary, FontSet, Inventory, with_engine};
 
 const CAPTURES: [CaptureMode; 3] = [CaptureMode::Scan, CaptureMode::Photo, CaptureMode::Pdf];
 
@@ -19,7 +19,7 @@ fn documents(per_kind: u64) -> impl Iterator<Item = (DocumentKind, CaptureMode, 
                 (
                     kind,
                     capture,
-                    synthesize(KindChoice::One(kind), capture, 11, i).unwrap(),
+                    synthesize(KindChoice::One(kind), capture, FontSet::Training, 11, i).unwrap(),
                 )
             })
         })
@@ -96,18 +96,18 @@ fn truth_boxes_lie_inside_the_image_and_the_document() {
 #[test]
 fn the_same_seed_gives_the_same_bytes() {
     for capture in [CaptureMode::Mixed, CaptureMode::Photo, CaptureMode::Pdf] {
-        let a = synthesize(KindChoice::All, capture, 5, 3).unwrap();
-        let b = synthesize(KindChoice::All, capture, 5, 3).unwrap();
+        let a = synthesize(KindChoice::All, capture, FontSet::Training, 5, 3).unwrap();
+        let b = synthesize(KindChoice::All, capture, FontSet::Training, 5, 3).unwrap();
         assert_eq!(a.bytes, b.bytes);
         assert_eq!(
             serde_json::to_string(&a.truth).unwrap(),
             serde_json::to_string(&b.truth).unwrap()
         );
-        let c = synthesize(KindChoice::All, capture, 6, 3).unwrap();
+        let c = synthesize(KindChoice::All, capture, FontSet::Training, 6, 3).unwrap();
         assert_ne!(a.bytes, c.bytes);
     }
-    let lines = LineGenerator::new(9).unwrap();
-    let again = LineGenerator::new(9).unwrap();
+    let lines = LineGenerator::new(9, FontSet::Training).unwrap();
+    let again = LineGenerator::new(9, FontSet::Training).unwrap();
     for index in [0, 1, 77, 1_000_003] {
         let (x, y) = (lines.sample(index), again.sample(index));
         assert_eq!(x.image.as_raw(), y.image.as_raw());
@@ -118,7 +118,14 @@ fn the_same_seed_gives_the_same_bytes() {
 #[test]
 fn files_decode_to_the_size_in_the_truth() {
     for capture in CAPTURES {
-        let doc = synthesize(KindChoice::One(DocumentKind::Passport), capture, 2, 0).unwrap();
+        let doc = synthesize(
+            KindChoice::One(DocumentKind::Passport),
+            capture,
+            FontSet::Training,
+            2,
+            0,
+        )
+        .unwrap();
         let jpeg_or_png = if capture == CaptureMode::Pdf {
             let pdf = lopdf::Document::load_mem(&doc.bytes).unwrap();
             assert_eq!(pdf.get_pages().len(), 1);
@@ -139,7 +146,14 @@ fn printed_national_ids_and_mrz_lines_validate() {
     let nid_keys = ["national_id", "owner_national_id"];
     for seed in 0..6 {
         for kind in DocumentKind::ALL {
-            let doc = synthesize(KindChoice::One(kind), CaptureMode::Scan, seed, 0).unwrap();
+            let doc = synthesize(
+                KindChoice::One(kind),
+                CaptureMode::Scan,
+                FontSet::Training,
+                seed,
+                0,
+            )
+            .unwrap();
             for key in nid_keys {
                 if let Some(text) = doc.truth.fields.get(key) {
                     NationalId::parse(text).unwrap_or_else(|e| panic!("{kind} {key} {text}: {e}"));
@@ -256,7 +270,7 @@ fn characters_missing_from_a_font_come_from_a_fallback() {
 
 #[test]
 fn line_crops_cover_every_category_and_script() {
-    let generator = LineGenerator::new(3).unwrap();
+    let generator = LineGenerator::new(3, FontSet::Training).unwrap();
     let samples: Vec<_> = (0..400).map(|i| generator.sample(i)).collect();
     for category in hawiya::layout::LineCategory::ALL {
         assert!(
@@ -321,7 +335,7 @@ fn every_layout_field_is_a_key_the_generator_prints() {
 #[test]
 fn crops_do_not_depend_on_the_thread_or_the_order_they_are_made_in() {
     use rayon::prelude::*;
-    let generator = LineGenerator::new(21).unwrap();
+    let generator = LineGenerator::new(21, FontSet::Training).unwrap();
     let forward: Vec<Vec<u8>> = (0..64)
         .map(|i| generator.sample(i).image.into_raw())
         .collect();
@@ -353,4 +367,50 @@ fn shaping_drops_no_character_of_any_generated_field() {
         })
     })
     .unwrap();
+}
+
+#[test]
+fn held_out_runs_print_only_held_out_arabic_families_and_record_them() {
+    let inventory = Inventory::builtin();
+    let arabic_family = |name: &str| {
+        let family = inventory.family(name).unwrap_or_else(|| panic!("{name}"));
+        assert!(family.in_set(FontSet::HeldOut), "{name} drawn for held-out");
+        family.split().is_some()
+    };
+    let lines = LineGenerator::new(12, FontSet::HeldOut).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for i in 0..300 {
+        let sample = lines.sample(i);
+        if arabic_family(sample.font) {
+            seen.insert(sample.font);
+        }
+    }
+    assert!(seen.len() >= 8, "{seen:?}");
+    for i in 0..4 {
+        let doc = synthesize(
+            KindChoice::One(DocumentKind::NidFront),
+            CaptureMode::Scan,
+            FontSet::HeldOut,
+            4,
+            i,
+        )
+        .unwrap();
+        assert!(arabic_family(doc.truth.font));
+        for line in doc.truth.lines.iter().filter(|l| l.key.is_some()) {
+            assert!(arabic_family(line.font) == (line.font == doc.truth.font));
+        }
+    }
+    // The same index in the training set prints another family.
+    let training = synthesize(
+        KindChoice::One(DocumentKind::NidFront),
+        CaptureMode::Scan,
+        FontSet::Training,
+        4,
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        inventory.family(training.truth.font).unwrap().split(),
+        Some(hawiya::synth::render::Split::Training)
+    );
 }

@@ -26,6 +26,7 @@ use crate::pipeline::rectify::rectify;
 use crate::pipeline::warp::{Homography, Point, Quad};
 use crate::pipeline::{CARD_WIDTH, PipelineOptions, regions};
 use crate::synth::cli::{LabelsWriter, write_png};
+use crate::synth::render::{FontSet, Inventory};
 
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {
@@ -43,6 +44,10 @@ pub struct DocsArgs {
     /// Evaluate at most this many documents.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Only the documents whose Arabic fields are printed in these font families
+    /// (fonts/families.toml): held-out, training or all.
+    #[arg(long, value_enum, default_value_t = FontSet::All)]
+    pub fonts: FontSet,
     /// List every document that was misclassified, not located or failed, and
     /// (with the recognizer) every field read wrong, (with `--line-finding`) every
     /// line missed.
@@ -64,9 +69,24 @@ pub struct DocsArgs {
 }
 
 impl DocsArgs {
-    /// The truth records of `dir`, at most `limit` of them.
+    /// The truth records of `dir` printed in the `fonts` families, at most `limit`.
     fn records(&self) -> anyhow::Result<Vec<TruthRecord>> {
-        let mut records = read_truth(&self.dir)?;
+        let mut records = Vec::new();
+        for record in read_truth(&self.dir)? {
+            if self
+                .fonts
+                .admits(record.font.as_deref())
+                .map_err(|e| anyhow::anyhow!("{}: {}: {e}", self.dir.display(), record.file))?
+            {
+                records.push(record);
+            }
+        }
+        anyhow::ensure!(
+            !records.is_empty(),
+            "{} holds no document printed in the {} fonts",
+            self.dir.display(),
+            self.fonts
+        );
         if let Some(limit) = self.limit {
             records.truncate(limit);
         }
@@ -157,6 +177,31 @@ pub struct GroupReport {
     /// The same rates by the card's width in the image and whether the photo was
     /// strongly blurred (bands without documents left out).
     pub by_card_width: Vec<WidthBand>,
+    /// The same rates by the font family the fields are printed in (documents whose
+    /// folder does not say are left out).
+    pub by_font: Vec<FontRow>,
+}
+
+/// The documents of a group whose Arabic fields are printed in one font family.
+#[derive(Debug, Clone, Serialize)]
+pub struct FontRow {
+    pub family: String,
+    /// `training`, `held-out` (`?` for a family the inventory does not know).
+    pub split: &'static str,
+    pub class: &'static str,
+    pub count: usize,
+    pub all_fields_exact: f64,
+    /// The exact rate of each field printed.
+    pub fields: BTreeMap<String, f64>,
+}
+
+/// Counts behind a [`FontRow`]: documents, documents with every field exact, and
+/// per field key (printed, exact).
+#[derive(Debug, Default, Clone)]
+struct FontTally {
+    count: usize,
+    all_exact: usize,
+    fields: BTreeMap<String, (usize, usize)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -420,6 +465,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     let mut tallies: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
     let mut field_tallies: BTreeMap<(String, String), FieldTally> = BTreeMap::new();
     let mut band_tallies: BTreeMap<(String, usize, bool), BandTally> = BTreeMap::new();
+    let mut font_tallies: BTreeMap<(String, String), FontTally> = BTreeMap::new();
     let mut stage_times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (record, outcome) in &outcomes {
         let group = groups.entry(outcome.group.clone()).or_default();
@@ -440,6 +486,13 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
             .or_default();
         band.count += 1;
         band.classified += usize::from(outcome.kind_correct);
+        let mut font = record.font.as_ref().map(|family| {
+            let tally = font_tallies
+                .entry((outcome.group.clone(), family.clone()))
+                .or_default();
+            tally.count += 1;
+            tally
+        });
         if !args.geometry_only {
             let mut all_exact = true;
             for (key, truth) in &record.fields {
@@ -467,9 +520,17 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                     band.national_ids += 1;
                     band.national_ids_exact += usize::from(exact);
                 }
+                if let Some(font) = font.as_mut() {
+                    let (printed, hits) = font.fields.entry(key.clone()).or_default();
+                    *printed += 1;
+                    *hits += usize::from(exact);
+                }
             }
             t.2 += usize::from(all_exact);
             band.all_exact += usize::from(all_exact);
+            if let Some(font) = font {
+                font.all_exact += usize::from(all_exact);
+            }
             for (key, read) in &outcome.fields {
                 let printed = record.fields.get(key).is_some_and(|t| !t.trim().is_empty());
                 if !printed && !read.trim().is_empty() {
@@ -523,6 +584,23 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                 national_id_exact: (tally.national_ids > 0)
                     .then(|| rate(tally.national_ids_exact, tally.national_ids)),
                 all_fields_exact: rate(tally.all_exact, tally.count),
+            });
+        }
+    }
+    for ((group, family), tally) in font_tallies {
+        if let Some(g) = groups.get_mut(&group) {
+            let known = Inventory::builtin().family(&family);
+            g.by_font.push(FontRow {
+                split: known.map_or("?", |f| f.split_name()),
+                class: known.map_or("?", |f| f.class_name()),
+                family,
+                count: tally.count,
+                all_fields_exact: rate(tally.all_exact, tally.count),
+                fields: tally
+                    .fields
+                    .into_iter()
+                    .map(|(key, (printed, exact))| (key, rate(exact, printed)))
+                    .collect(),
             });
         }
     }
@@ -691,7 +769,7 @@ fn export_lines(args: &DocsArgs, out: &std::path::Path) -> anyhow::Result<()> {
             }
             let file = format!("{stem}-{i:02}.png");
             write_png(&out.join(&file), &cut.crops[i].image)?;
-            labels.add(&file, &line.text, line.category)?;
+            labels.add(&file, &line.text, line.category, line.font.as_deref())?;
             written += 1;
         }
     }
@@ -810,6 +888,25 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
                 100.0 * band.all_fields_exact,
             );
         }
+        if !group.by_font.is_empty() {
+            println!("  by font family (exact % of each field):");
+        }
+        for row in &group.by_font {
+            let fields: Vec<String> = row
+                .fields
+                .iter()
+                .map(|(key, exact)| format!("{key} {:.1}", 100.0 * exact))
+                .collect();
+            println!(
+                "  {:<24} {:<8} {:<10} {:>4} docs: all fields {:>5.1} %; {}",
+                row.family,
+                row.split,
+                row.class,
+                row.count,
+                100.0 * row.all_fields_exact,
+                fields.join(", ")
+            );
+        }
     }
     println!("\nlatency (ms)");
     for (stage, p) in &report.latency_ms {
@@ -858,6 +955,7 @@ mod tests {
             pipeline: PipelineOptions::with_models("models"),
             geometry_only: false,
             limit: None,
+            fonts: FontSet::All,
             verbose: false,
             outline_tolerance: 0.02,
             line_finding: false,

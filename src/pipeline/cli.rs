@@ -27,6 +27,10 @@ pub struct TruthRecord {
     pub corners: [[f32; 2]; 4],
     pub fields: BTreeMap<String, String>,
     pub flow_a: crate::record::FlowAFields,
+    /// The Arabic font family the fields are printed in (absent from folders written
+    /// before the generator recorded it).
+    #[serde(default)]
+    pub font: Option<String>,
     /// Every printed line, in image pixels.
     #[serde(default)]
     pub lines: Vec<TruthLine>,
@@ -39,6 +43,10 @@ pub struct TruthLine {
     pub key: Option<String>,
     pub text: String,
     pub category: crate::layout::LineCategory,
+    /// The font family it is printed in (absent from folders written before the
+    /// generator recorded it).
+    #[serde(default)]
+    pub font: Option<String>,
     /// Corners in image pixels, in the line's reading order.
     pub quad: [[f32; 2]; 4],
 }

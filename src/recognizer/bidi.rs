@@ -66,7 +66,9 @@ mod tests {
 
     #[test]
     fn every_generated_line_round_trips() {
-        let lines = crate::synth::lines::LineGenerator::new(5).expect("fonts");
+        let lines =
+            crate::synth::lines::LineGenerator::new(5, crate::synth::render::FontSet::Training)
+                .expect("fonts");
         for index in 0..500 {
             let text = lines.sample(index).text;
             assert_eq!(logical_order(&visual_order(&text)), text);

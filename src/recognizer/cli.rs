@@ -23,6 +23,7 @@ use crate::pipeline::read::{LineBox, LineCrop};
 use crate::pipeline::second_look::second_look;
 use crate::pipeline::{ExtractError, LineRecognizer, SECOND_LOOK_BELOW};
 use crate::synth::LineGenerator;
+use crate::synth::render::FontSet;
 
 /// Train the line recognizer from scratch on generated crops (resumes from the
 /// checkpoint folder when one is there).
@@ -108,7 +109,8 @@ pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(n) = args.decoder_layers {
         config.decoder_layers = n.into();
     }
-    let mut source: Arc<dyn LineSource> = Arc::new(LineGenerator::new(args.seed)?);
+    let mut source: Arc<dyn LineSource> =
+        Arc::new(LineGenerator::new(args.seed, FontSet::Training)?);
     if !args.extra_lines.is_empty() {
         let extra = LabelledCrops::load(&args.extra_lines)?;
         println!(
@@ -175,7 +177,12 @@ pub struct EvalLinesArgs {
     pub beam: usize,
     #[arg(long, default_value_t = 32)]
     pub batch_size: usize,
-    /// Print one JSON object: per category `cer`, `exact`, `count`.
+    /// Only the crops printed in these Arabic font families (fonts/families.toml;
+    /// Latin and MRZ lines belong to every set): held-out, training or all.
+    #[arg(long, value_enum, default_value_t = FontSet::All)]
+    pub fonts: FontSet,
+    /// Print one JSON object: per category `cer`, `exact`, `count`, and per font
+    /// family under `families`.
     #[arg(long)]
     pub json: bool,
     /// Also print every wrong line (truth, then the reading and its alternatives).
@@ -314,7 +321,8 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
         ctc_rescoring: (!args.no_rescore).then_some(args.ctc_weight),
         ..DecodeOptions::beam(args.beam)
     };
-    let (mut report, mut pairs) = evaluate(&recognizer, &args.dir, options, args.batch_size)?;
+    let (mut report, mut pairs) =
+        evaluate(&recognizer, &args.dir, args.fonts, options, args.batch_size)?;
     if args.ctc || args.as_pipeline {
         let reader = DirectReader {
             recognizer,
@@ -341,7 +349,7 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
                 };
                 choose_as_pipeline(label.category, reading, looked, args.name_list_weight);
             }
-            report.add(label.category, &label.text, reading);
+            report.add(label, reading);
         }
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -363,6 +371,9 @@ fn run_eval_lines(args: EvalLinesArgs) -> anyhow::Result<()> {
         println!("{}", report.to_json());
     } else {
         print!("{}\n{}", report.table(), report.reliability().table());
+        if !report.families.is_empty() {
+            print!("\n{}", report.families_table());
+        }
         println!(
             "{} crops in {seconds:.1} s ({:.0} crops/s, batch {}, beam {})",
             pairs.len(),
@@ -468,7 +479,7 @@ mod tests {
     fn generated_lines_fit_the_model() {
         let vocab = Vocab::default_arabic_latin();
         let cfg = ModelConfig::small(vocab.len());
-        let generator = LineGenerator::new(99).unwrap();
+        let generator = LineGenerator::new(99, FontSet::Training).unwrap();
         let mut widths = Vec::new();
         let mut oov = std::collections::BTreeMap::new();
         let mut too_long = 0;
@@ -519,7 +530,7 @@ mod dump {
     fn dump_training_crops() {
         let dir = PathBuf::from(std::env::var("DUMP_DIR").unwrap_or("/tmp/aug".into()));
         std::fs::create_dir_all(&dir).unwrap();
-        let generator = LineGenerator::new(1).unwrap();
+        let generator = LineGenerator::new(1, FontSet::Training).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let vocab = Vocab::default_arabic_latin();
         let cfg = ModelConfig::small(vocab.len());
@@ -575,6 +586,7 @@ pub fn run_calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
         let (_, pairs) = evaluate(
             &recognizer,
             dir,
+            FontSet::All,
             DecodeOptions::beam(args.beam),
             args.batch_size,
         )?;

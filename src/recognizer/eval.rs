@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::decode::{DecodeOptions, Reading};
 use super::reader::Recognizer;
 use crate::layout::LineCategory;
+use crate::synth::render::{FontSet, Inventory};
 
 /// One line of `labels.jsonl`.
 #[derive(Debug, Clone, Deserialize)]
@@ -17,6 +18,10 @@ pub struct LineLabel {
     pub file: String,
     pub text: String,
     pub category: LineCategory,
+    /// The font family the line is printed in (absent from folders written before
+    /// the generator recorded it, and from crops of other origins).
+    #[serde(default)]
+    pub font: Option<String>,
 }
 
 pub fn read_labels(dir: &Path) -> anyhow::Result<Vec<LineLabel>> {
@@ -166,23 +171,50 @@ impl Reliability {
     }
 }
 
-/// Per-category tallies plus an `all` row, and the reliability of the confidences.
+/// One font family's lines: all of them and per category.
+#[derive(Debug, Clone, Default)]
+pub struct FamilyTally {
+    pub all: Tally,
+    pub categories: BTreeMap<LineCategory, Tally>,
+}
+
+/// Per-category tallies plus an `all` row, the same per font family, and the
+/// reliability of the confidences.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     pub categories: BTreeMap<LineCategory, Tally>,
     pub all: Tally,
+    /// By the family the line is printed in (lines whose folder does not say are
+    /// left out).
+    pub families: BTreeMap<String, FamilyTally>,
     /// (confidence, exact) of every line.
     confidences: Vec<(f32, bool)>,
 }
 
+/// The categories the per-family table shows, beside all lines.
+const FAMILY_COLUMNS: [LineCategory; 3] = [
+    LineCategory::Name,
+    LineCategory::Address,
+    LineCategory::NationalId,
+];
+
 impl Report {
-    pub fn add(&mut self, category: LineCategory, truth: &str, reading: &Reading) {
-        let read = reading.best.text.as_str();
+    pub fn add(&mut self, label: &LineLabel, reading: &Reading) {
+        let (truth, read) = (label.text.as_str(), reading.best.text.as_str());
         self.categories
-            .entry(category)
+            .entry(label.category)
             .or_default()
             .add(truth, read);
         self.all.add(truth, read);
+        if let Some(font) = &label.font {
+            let family = self.families.entry(font.clone()).or_default();
+            family.all.add(truth, read);
+            family
+                .categories
+                .entry(label.category)
+                .or_default()
+                .add(truth, read);
+        }
         self.confidences
             .push((reading.best.confidence, truth == read));
     }
@@ -217,7 +249,61 @@ impl Report {
             "reliability".into(),
             serde_json::to_value(self.reliability()).expect("bins serialise"),
         );
+        let families: serde_json::Map<String, serde_json::Value> = self
+            .families
+            .iter()
+            .map(|(name, tally)| {
+                let family = Inventory::builtin().family(name);
+                let categories: serde_json::Map<String, serde_json::Value> = tally
+                    .categories
+                    .iter()
+                    .map(|(c, t)| (category_name(*c), serde_json::json!(score(t))))
+                    .collect();
+                let value = serde_json::json!({
+                    "split": family.map(|f| f.split_name()),
+                    "class": family.map(|f| f.class_name()),
+                    "count": tally.all.lines,
+                    "cer": tally.all.cer(),
+                    "exact": tally.all.exact_rate(),
+                    "categories": categories,
+                });
+                (name.clone(), value)
+            })
+            .collect();
+        map.insert("families".into(), serde_json::Value::Object(families));
         serde_json::Value::Object(map)
+    }
+
+    /// Per font family: split, class, lines, CER and exact rate of all its lines,
+    /// and the exact rate of its names, addresses and national IDs.
+    pub fn families_table(&self) -> String {
+        let mut out = format!(
+            "{:<30} {:<9} {:<10} {:>6} {:>7} {:>8}",
+            "family", "split", "class", "lines", "CER %", "exact %"
+        );
+        for c in FAMILY_COLUMNS {
+            out += &format!(" {:>13}", format!("{} %", category_name(c)));
+        }
+        out.push('\n');
+        for (name, tally) in &self.families {
+            let family = Inventory::builtin().family(name);
+            out += &format!(
+                "{name:<30} {:<9} {:<10} {:>6} {:>7.2} {:>8.1}",
+                family.map_or("?", |f| f.split_name()),
+                family.map_or("?", |f| f.class_name()),
+                tally.all.lines,
+                100.0 * tally.all.cer(),
+                100.0 * tally.all.exact_rate()
+            );
+            for c in FAMILY_COLUMNS {
+                let cell = tally.categories.get(&c).map_or("–".to_string(), |t| {
+                    format!("{:.1} ({})", 100.0 * t.exact_rate(), t.lines)
+                });
+                out += &format!(" {cell:>13}");
+            }
+            out.push('\n');
+        }
+        out
     }
 
     pub fn table(&self) -> String {
@@ -234,25 +320,43 @@ impl Report {
             )
         };
         for (c, t) in &self.categories {
-            let name = serde_json::to_value(c)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
-            out += &row(&name, t);
+            out += &row(&category_name(*c), t);
         }
         out + &row("all", &self.all)
     }
 }
 
-/// Reads every labelled crop of `dir` in width-sorted batches. Returns the report
-/// and the readings in label order.
+/// A category's name as `labels.jsonl` spells it (`national_id`).
+fn category_name(category: LineCategory) -> String {
+    serde_json::to_value(category)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// Reads every labelled crop of `dir` printed in the font families of `fonts`, in
+/// width-sorted batches. Returns the report and the readings in label order.
 pub fn evaluate(
     recognizer: &Recognizer,
     dir: &Path,
+    fonts: FontSet,
     options: DecodeOptions,
     batch_size: usize,
 ) -> anyhow::Result<(Report, Vec<(LineLabel, Reading)>)> {
-    let labels = read_labels(dir)?;
+    let mut labels = Vec::new();
+    for label in read_labels(dir)? {
+        if fonts
+            .admits(label.font.as_deref())
+            .with_context(|| format!("{}: {}", dir.display(), label.file))?
+        {
+            labels.push(label);
+        }
+    }
+    anyhow::ensure!(
+        !labels.is_empty(),
+        "{} holds no crop printed in the {fonts} fonts",
+        dir.display()
+    );
     let inputs = labels
         .iter()
         .map(|l| Ok(recognizer.prepare(&read_crop(dir, l)?)))
@@ -276,7 +380,7 @@ pub fn evaluate(
         .map(|(l, r)| (l, r.expect("every crop was read")))
         .collect();
     for (l, r) in &pairs {
-        report.add(l.category, &l.text, r);
+        report.add(l, r);
     }
     Ok((report, pairs))
 }
@@ -291,8 +395,39 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("٣٠١", "٣٠١"), 0);
         let mut r = Report::default();
-        r.add(LineCategory::Name, "محمد", &Reading::of_text("محمد", 0.9));
-        r.add(LineCategory::Name, "احمد", &Reading::of_text("أحمد", 0.7));
+        let label = |text: &str, font: Option<&str>| LineLabel {
+            file: String::new(),
+            text: text.into(),
+            category: LineCategory::Name,
+            font: font.map(String::from),
+        };
+        r.add(
+            &label("محمد", Some("Lateef")),
+            &Reading::of_text("محمد", 0.9),
+        );
+        r.add(
+            &label("احمد", Some("Amiri")),
+            &Reading::of_text("أحمد", 0.7),
+        );
+        r.add(&label("علي", None), &Reading::of_text("علي", 0.9));
+        assert_eq!(r.families["Lateef"].all.exact, 1);
+        assert_eq!(r.families["Amiri"].all.exact, 0);
+        assert_eq!(
+            r.families.len(),
+            2,
+            "a line of no recorded family is in no row"
+        );
+        let table = r.families_table();
+        assert!(
+            table.contains("Lateef") && table.contains("held-out"),
+            "{table}"
+        );
+        r = {
+            let mut r = Report::default();
+            r.add(&label("محمد", None), &Reading::of_text("محمد", 0.9));
+            r.add(&label("احمد", None), &Reading::of_text("أحمد", 0.7));
+            r
+        };
         let t = r.categories[&LineCategory::Name];
         assert_eq!((t.lines, t.exact, t.errors, t.chars), (2, 1, 1, 8));
         assert!((t.cer() - 0.125).abs() < 1e-9);

@@ -12,6 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use super::eval::{read_crop, read_labels};
 use super::train::LineSource;
 use crate::synth::LineGenerator;
+use crate::synth::render::FontSet;
 
 impl LineSource for LineGenerator {
     fn line(&self, index: u64) -> (GrayImage, String) {
@@ -27,10 +28,21 @@ pub struct LabelledCrops {
 }
 
 impl LabelledCrops {
+    /// Loads every crop of `dirs`; a crop printed in a held-out font family is
+    /// refused (those fonts are only measured, never trained on).
     pub fn load(dirs: &[PathBuf]) -> anyhow::Result<LabelledCrops> {
         let mut crops = Vec::new();
         for dir in dirs {
             for label in read_labels(dir)? {
+                let font = label.font.as_deref();
+                anyhow::ensure!(
+                    font.is_none() || FontSet::Training.admits(font)?,
+                    "{}: {} is printed in {}, a held-out font family: held-out fonts are \
+                     only measured, never trained on",
+                    dir.display(),
+                    label.file,
+                    font.unwrap_or_default()
+                );
                 crops.push((read_crop(dir, &label)?, label.text));
             }
         }
@@ -116,11 +128,26 @@ mod tests {
             crate::synth::cli::write_png(&dir.join(&file), &GrayImage::new(4 + i as u32, 3))
                 .unwrap();
             labels
-                .add(&file, text, crate::layout::LineCategory::Other)
+                .add(&file, text, crate::layout::LineCategory::Other, None)
                 .unwrap();
         }
         labels.finish().unwrap();
         let crops = LabelledCrops::load(std::slice::from_ref(&dir)).unwrap();
+        let held_out = dir.join("held-out");
+        std::fs::create_dir_all(&held_out).unwrap();
+        let mut labels = crate::synth::cli::LabelsWriter::create(&held_out).unwrap();
+        crate::synth::cli::write_png(&held_out.join("0.png"), &GrayImage::new(4, 3)).unwrap();
+        labels
+            .add(
+                "0.png",
+                "١٢٣",
+                crate::layout::LineCategory::Other,
+                Some("Lateef"),
+            )
+            .unwrap();
+        labels.finish().unwrap();
+        let refused = LabelledCrops::load(&[held_out]).err().unwrap().to_string();
+        assert!(refused.contains("held-out font family"), "{refused}");
         assert_eq!(crops.len(), 2);
         let seen: std::collections::BTreeSet<(u32, String)> = (0..64)
             .map(|i| {

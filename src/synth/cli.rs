@@ -14,7 +14,9 @@ use serde::Serialize;
 use crate::domain::DocumentKind;
 use crate::layout::LineCategory;
 use crate::synth::LineGenerator;
+use crate::synth::LineSample;
 use crate::synth::capture::CaptureMode;
+use crate::synth::render::FontSet;
 use crate::synth::texts::LineTexts;
 use crate::synth::texts::forms::FormTally;
 
@@ -67,6 +69,10 @@ pub struct SynthArgs {
     /// each digit.
     #[arg(long)]
     pub tally: bool,
+    /// Which Arabic font families to print with (fonts/families.toml): training,
+    /// held-out (only to measure) or all.
+    #[arg(long, value_enum, default_value_t = FontSet::Training)]
+    pub fonts: FontSet,
     /// Output directory (created if missing).
     #[arg(long)]
     pub out: PathBuf,
@@ -81,6 +87,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
             &args.out,
             args.kind,
             args.capture,
+            args.fonts,
             args.seed,
             args.start,
             args.n,
@@ -93,6 +100,8 @@ struct LineLabel<'a> {
     file: &'a str,
     text: &'a str,
     category: LineCategory,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    font: Option<&'a str>,
 }
 
 /// `labels.jsonl` of a line-crop folder (the format `hawiya eval lines` and the
@@ -110,13 +119,21 @@ impl LabelsWriter {
         })
     }
 
-    pub fn add(&mut self, file: &str, text: &str, category: LineCategory) -> anyhow::Result<()> {
+    /// One crop's label; `font` is the family it is printed in, when known.
+    pub fn add(
+        &mut self,
+        file: &str,
+        text: &str,
+        category: LineCategory,
+        font: Option<&str>,
+    ) -> anyhow::Result<()> {
         serde_json::to_writer(
             &mut self.out,
             &LineLabel {
                 file,
                 text,
                 category,
+                font,
             },
         )?;
         self.out.write_all(b"\n")?;
@@ -132,7 +149,7 @@ impl LabelsWriter {
 const LINE_BATCH: u64 = 2048;
 
 fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
-    let generator = LineGenerator::new(args.seed)?.texts(args.texts);
+    let generator = LineGenerator::new(args.seed, args.fonts)?.texts(args.texts);
     let mut labels = LabelsWriter::create(&args.out)?;
     let mut tally = FormTally::default();
     let started = Instant::now();
@@ -141,20 +158,20 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
     let mut batch_start = args.start;
     while batch_start < end {
         let batch_end = (batch_start + LINE_BATCH).min(end);
-        let written: Vec<anyhow::Result<(String, String, LineCategory)>> = (batch_start..batch_end)
+        let written: Vec<anyhow::Result<(String, LineSample)>> = (batch_start..batch_end)
             .into_par_iter()
             .map(|index| {
                 let sample = generator.sample(index);
                 let file = format!("{index:08}.png");
                 write_png(&args.out.join(&file), &sample.image)?;
-                Ok((file, sample.text, sample.category))
+                Ok((file, sample))
             })
             .collect();
         for item in written {
-            let (file, text, category) = item?;
-            labels.add(&file, &text, category)?;
+            let (file, sample) = item?;
+            labels.add(&file, &sample.text, sample.category, Some(sample.font))?;
             if args.tally {
-                tally.add(&text);
+                tally.add(&sample.text);
             }
         }
         done += batch_end - batch_start;

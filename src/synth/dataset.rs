@@ -19,7 +19,7 @@ use crate::layout::LineCategory;
 use crate::record::{FlowAFields, FlowBData};
 use crate::synth::capture::{CaptureMode, CaptureParams, Homography};
 use crate::synth::cli::KindChoice;
-use crate::synth::render::{FontError, PrintedLine, render_card};
+use crate::synth::render::{FontError, FontSet, PrintedLine, render_card};
 use crate::synth::{SynthDocument, identity};
 
 /// Keeps document streams apart from text-line streams of the same seed.
@@ -32,6 +32,8 @@ pub struct TruthLine {
     pub key: Option<String>,
     pub text: String,
     pub category: LineCategory,
+    /// The font family it is printed in (`fonts/families.toml`).
+    pub font: &'static str,
     /// The line's box corners in image pixels (top-left, top-right, bottom-right,
     /// bottom-left in card orientation), after the capture's warp.
     pub quad: [[f32; 2]; 4],
@@ -52,6 +54,8 @@ pub struct TruthRecord {
     /// The document's corners in image pixels: card top-left, top-right,
     /// bottom-right, bottom-left (so the orientation is recoverable).
     pub corners: [[f32; 2]; 4],
+    /// The Arabic font family the fields are printed in (`fonts/families.toml`).
+    pub font: &'static str,
     /// Every printed field line.
     pub lines: Vec<TruthLine>,
     /// Fixed headers and labels.
@@ -70,10 +74,12 @@ pub struct Synthesized {
     pub document: SynthDocument,
 }
 
-/// Document `index` of the dataset `(kinds, capture, seed)`: deterministic.
+/// Document `index` of the dataset `(kinds, capture, fonts, seed)`: deterministic
+/// for the same font inventory.
 pub fn synthesize(
     kinds: KindChoice,
     capture: CaptureMode,
+    fonts: FontSet,
     seed: u64,
     index: u64,
 ) -> Result<Synthesized, FontError> {
@@ -87,7 +93,7 @@ pub fn synthesize(
     };
     let document = identity::generate(kind, &mut rng);
     let plan = capture.plan(&layout::builtin(kind).page, &mut rng);
-    let card = render_card(&document, plan.card_width(), &mut rng)?;
+    let card = render_card(&document, plan.card_width(), fonts, &mut rng)?;
     let captured = plan.capture(&card, &mut rng);
     let h = &captured.card_to_image;
     let (width, height) = (captured.width, captured.height);
@@ -104,6 +110,7 @@ pub fn synthesize(
         width,
         height,
         corners,
+        font: card.font,
         lines: card.fields.iter().map(to_truth).collect(),
         fixed: card.fixed.iter().map(to_truth).collect(),
         fields: document.fields.clone(),
@@ -136,6 +143,7 @@ fn truth_line(line: &PrintedLine, h: &Homography, width: u32, height: u32) -> Tr
         key: line.key.clone(),
         text: line.text.clone(),
         category: line.category,
+        font: line.font,
         quad,
         bbox,
     }
@@ -149,6 +157,7 @@ pub fn write_documents(
     out: &Path,
     kinds: KindChoice,
     capture: CaptureMode,
+    fonts: FontSet,
     seed: u64,
     start: u64,
     n: u64,
@@ -166,7 +175,7 @@ pub fn write_documents(
         let records: Vec<anyhow::Result<TruthRecord>> = (batch_start..batch_end)
             .into_par_iter()
             .map(|index| {
-                let doc = synthesize(kinds, capture, seed, index)?;
+                let doc = synthesize(kinds, capture, fonts, seed, index)?;
                 let path = out.join(&doc.truth.file);
                 fs::write(&path, &doc.bytes)
                     .with_context(|| format!("writing {}", path.display()))?;

@@ -14,7 +14,9 @@ use crate::domain::DocumentKind;
 use crate::layout::{self, LineCategory, Script};
 use crate::synth::degrade::{self, uniform};
 use crate::synth::identity;
-use crate::synth::render::{self, FontError, FontId, FontLibrary, TextEngine, TextMask};
+use crate::synth::render::{
+    self, FontError, FontId, FontLibrary, FontSet, PrintStyle, TextEngine, TextMask,
+};
 use crate::synth::texts::{self, LineTexts};
 
 /// One training crop: a grey image and its transcript in logical (storage) order.
@@ -23,6 +25,8 @@ pub struct LineSample {
     pub image: GrayImage,
     pub text: String,
     pub category: LineCategory,
+    /// The font family the text is printed in.
+    pub font: &'static str,
 }
 
 /// Deterministic generator of [`LineSample`]s. Cheap to share between threads: each
@@ -30,6 +34,7 @@ pub struct LineSample {
 #[derive(Debug, Clone)]
 pub struct LineGenerator {
     seed: u64,
+    fonts: FontSet,
     library: &'static FontLibrary,
     texts: LineTexts,
 }
@@ -57,12 +62,14 @@ struct LineSpec {
 }
 
 impl LineGenerator {
-    /// Loads the fonts (once per process) and the background textures. Crops print
+    /// Loads the fonts (once per process); crops are printed in the Arabic families
+    /// of `fonts` (and the Latin and MRZ faces every set shares), with
     /// [`LineTexts::Varied`] texts unless [`LineGenerator::texts`] says otherwise.
-    pub fn new(seed: u64) -> Result<LineGenerator, FontError> {
+    pub fn new(seed: u64, fonts: FontSet) -> Result<LineGenerator, FontError> {
         let library = FontLibrary::global()?;
         Ok(LineGenerator {
             seed,
+            fonts,
             library,
             texts: LineTexts::default(),
         })
@@ -78,7 +85,7 @@ impl LineGenerator {
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         rng.set_stream(index);
         let mut spec = choose_line(&mut rng, self.texts);
-        let font = render::pick_font(self.library, spec.script, &mut rng);
+        let font = self.library.pick(spec.script, self.fonts, &mut rng);
         if self.texts == LineTexts::Varied
             && spec.text.contains(|c| ('٠'..='٩').contains(&c))
             && self.library.font(font).covers('۴')
@@ -88,12 +95,16 @@ impl LineGenerator {
         }
         // Even sizes only: half the glyph-cache entries for the same range.
         let em = (uniform(&mut rng, 6.0, 18.0).round() * 2.0).min(36.0);
-        let image = render::with_engine(|engine| draw_line(engine, &spec, font, em, &mut rng))
-            .unwrap_or_else(|_| GrayImage::from_pixel(1, 1, image::Luma([255])));
+        let print = PrintStyle::draw(&mut rng);
+        let image = render::with_engine(|engine| {
+            draw_line(engine, &spec, (font, em, &print), self.fonts, &mut rng)
+        })
+        .unwrap_or_else(|_| GrayImage::from_pixel(1, 1, image::Luma([255])));
         LineSample {
             image,
             text: spec.text,
             category: spec.category,
+            font: &self.library.font(font).family.name,
         }
     }
 }
@@ -164,16 +175,17 @@ fn choose_line(rng: &mut ChaCha8Rng, texts: LineTexts) -> LineSpec {
     }
 }
 
-/// Draws the crop: background window, text, optional neighbour/label fragments, then
-/// resolution loss, blur, contrast, noise and JPEG.
+/// Draws the crop: background window, text in the printer's style, optional
+/// neighbour/label fragments and security print over it, then resolution loss, blur,
+/// contrast, noise and JPEG.
 fn draw_line(
     engine: &mut TextEngine,
     spec: &LineSpec,
-    font: FontId,
-    em: f32,
+    (font, em, print): (FontId, f32, &PrintStyle),
+    fonts: FontSet,
     rng: &mut ChaCha8Rng,
 ) -> GrayImage {
-    let mask = engine.render(&spec.printed, font, em);
+    let mask = print.render(engine, &spec.printed, font, em, rng);
     let (tw, th) = (mask.alpha.width() as i32, mask.alpha.height() as i32);
     let margin =
         |rng: &mut ChaCha8Rng, lo: f32, hi: f32| (uniform(rng, lo, hi) * em).round() as i32 + 1;
@@ -189,7 +201,12 @@ fn draw_line(
     let (w, h) = (tw + ml + mr, th + mt + mb);
 
     let mut canvas = background_window(spec.kind, w as u32, h as u32, rng);
-    let ink = rng.random_range(0..70u8);
+    // Mostly black ink; now and then a faded or coloured one that prints grey.
+    let ink = if rng.random_bool(0.2) {
+        rng.random_range(70..115u8)
+    } else {
+        rng.random_range(0..70u8)
+    };
     let opacity = uniform(rng, 0.8, 1.0);
     render::paint::draw_text_gray(&mut canvas, &mask, ml, mt, ink, opacity);
 
@@ -199,9 +216,9 @@ fn draw_line(
         let other_font = if *script == spec.script {
             font
         } else {
-            render::pick_font(engine.library(), *script, rng)
+            engine.library().pick(*script, fonts, rng)
         };
-        let other = engine.render(text, other_font, em);
+        let other = print.render(engine, text, other_font, em, rng);
         let visible = (uniform(rng, 0.1, 0.4) * other.alpha.height() as f32) as i32 + 1;
         let x = ml
             + rng.random_range(-(em as i32)..=(em as i32))
@@ -227,7 +244,36 @@ fn draw_line(
         render::paint::draw_text_gray(&mut canvas, &lmask, x, y, ink.saturating_add(20), opacity);
     }
 
+    if rng.random_bool(SECURITY_PRINT_RATE) {
+        security_print(&mut canvas, em, rng);
+    }
     degrade_line(canvas, em, rng)
+}
+
+/// Chance that fine security lines (a hologram laminate's, an overprinted guilloche)
+/// cross the text of a crop.
+const SECURITY_PRINT_RATE: f64 = 0.15;
+
+/// Two to four thin wavy lines across the crop, faint enough to leave the text legible.
+fn security_print(img: &mut GrayImage, em: f32, rng: &mut ChaCha8Rng) {
+    let (w, h) = (img.width() as f32, img.height() as f32);
+    for _ in 0..rng.random_range(2..=4) {
+        let level = if rng.random_bool(0.5) { 40.0 } else { 255.0 };
+        let alpha = uniform(rng, 0.12, 0.3);
+        let (centre, amplitude) = (uniform(rng, 0.2, 0.8) * h, uniform(rng, 0.1, 0.35) * h);
+        let period = uniform(rng, 1.5, 6.0) * em;
+        let phase = uniform(rng, 0.0, std::f32::consts::TAU);
+        let half_width = uniform(rng, 0.4, 0.9);
+        for x in 0..w as u32 {
+            let y = centre + amplitude * (x as f32 / period * std::f32::consts::TAU + phase).sin();
+            for yy in (y - 1.5).floor().max(0.0) as u32..((y + 2.5) as u32).min(h as u32) {
+                let cover = (half_width + 0.5 - (yy as f32 + 0.5 - y).abs()).clamp(0.0, 1.0);
+                let p = img.get_pixel_mut(x, yy);
+                let a = cover * alpha;
+                p.0[0] = (p.0[0] as f32 * (1.0 - a) + level * a).round() as u8;
+            }
+        }
+    }
 }
 
 /// A `w`×`h` window of a background texture of `kind`, tiled when larger, with random
@@ -308,7 +354,7 @@ mod tests {
 
     #[test]
     fn crops_are_deterministic_and_sized_for_the_recognizer() {
-        let generator = LineGenerator::new(7).unwrap();
+        let generator = LineGenerator::new(7, FontSet::Training).unwrap();
         for index in 0..40 {
             let a = generator.sample(index);
             let b = generator.sample(index);
@@ -326,7 +372,7 @@ mod tests {
             );
             assert!(a.image.width() > h / 2);
         }
-        let other = LineGenerator::new(8).unwrap();
+        let other = LineGenerator::new(8, FontSet::Training).unwrap();
         assert_ne!(
             generator.sample(0).image.as_raw(),
             other.sample(0).image.as_raw()

@@ -8,9 +8,11 @@ use serde::Serialize;
 
 use super::fonts::FontId;
 use super::graphics::{self, PxRect};
+use super::inventory::FontSet;
 use super::paint;
-use super::text::{TextEngine, TextMask};
-use super::{FontError, background, pick_font, with_engine};
+use super::print::PrintStyle;
+use super::text::{ShapedLine, TextEngine, TextMask};
+use super::{FontError, background, with_engine};
 use crate::layout::LineCategory;
 use crate::layout::{self, Align, GraphicKind, Layout, Script, UnitRect};
 use crate::synth::SynthDocument;
@@ -24,6 +26,8 @@ pub struct PrintedLine {
     pub text: String,
     pub category: LineCategory,
     pub script: Script,
+    /// The font family it is printed in (`fonts/families.toml`).
+    pub font: &'static str,
     /// `[x0, y0, x1, y1]` around the inked pixels, padded by a pixel.
     pub rect: [f32; 4],
 }
@@ -36,6 +40,8 @@ pub struct RenderedCard {
     pub corner_radius: f32,
     pub fields: Vec<PrintedLine>,
     pub fixed: Vec<PrintedLine>,
+    /// The Arabic font family its fields are printed in.
+    pub font: &'static str,
 }
 
 /// Fonts chosen for one document: one face per role, as a printer would.
@@ -57,10 +63,11 @@ impl Faces {
     }
 }
 
-/// Renders `doc` with the card `width` pixels wide.
+/// Renders `doc` with the card `width` pixels wide, in fonts of the families of `fonts`.
 pub fn render_card(
     doc: &SynthDocument,
     width: u32,
+    fonts: FontSet,
     rng: &mut ChaCha8Rng,
 ) -> Result<RenderedCard, FontError> {
     let layout = layout::builtin(doc.kind);
@@ -68,17 +75,18 @@ pub fn render_card(
     let mut image = background::paper(&layout.style, width, height, rng);
     with_engine(|engine| {
         let library = engine.library();
-        let body = pick_font(library, Script::Arabic, rng);
+        let body = library.pick(Script::Arabic, fonts, rng);
         let faces = Faces {
             body,
             header: if rng.random_bool(0.6) {
                 body
             } else {
-                pick_font(library, Script::Arabic, rng)
+                library.pick(Script::Arabic, fonts, rng)
             },
-            latin: pick_font(library, Script::Latin, rng),
-            mrz: pick_font(library, Script::Mrz, rng),
+            latin: library.pick(Script::Latin, fonts, rng),
+            mrz: library.pick(Script::Mrz, fonts, rng),
         };
+        let printer = Printer::draw(layout.style.ink.0, rng);
         let mut card = Card {
             image: &mut image,
             layout,
@@ -87,23 +95,50 @@ pub fn render_card(
         };
         card.draw_graphics(engine, doc, &faces, rng);
         let fixed = card.draw_fixed_texts(engine, &faces, rng);
-        let fields = card.draw_fields(engine, doc, &faces, rng);
+        let fields = card.draw_fields(engine, doc, &faces, &printer, rng);
         card.draw_specimen_mark(engine, &faces);
         RenderedCard {
             corner_radius: layout.page.corner_radius_mm / layout.page.width_mm * width as f32,
             image,
             fields,
             fixed,
+            font: &library.font(faces.body).family.name,
         }
     })
 }
 
-/// How a text is printed: face, script and ink.
+/// How a text is printed: face, script, ink and the printer's variation.
 struct Pen {
     font: FontId,
     script: Script,
     color: [u8; 3],
     opacity: f32,
+    print: PrintStyle,
+}
+
+/// The printer that fills in a card's fields: its style and its ink, which may be
+/// tinted (blue-black, brown-black) and faded rather than the layout's.
+struct Printer {
+    style: PrintStyle,
+    ink: [u8; 3],
+}
+
+impl Printer {
+    fn draw(layout_ink: [u8; 3], rng: &mut ChaCha8Rng) -> Printer {
+        const TINTS: [[u8; 3]; 3] = [[25, 35, 95], [70, 45, 30], [45, 45, 45]];
+        let style = PrintStyle::draw(rng);
+        let mut ink = layout_ink;
+        if rng.random_bool(0.3) {
+            let tint = TINTS[rng.random_range(0..TINTS.len())];
+            let t = uniform(rng, 0.4, 1.0);
+            ink = std::array::from_fn(|i| (ink[i] as f32 * (1.0 - t) + tint[i] as f32 * t) as u8);
+        }
+        if rng.random_bool(0.25) {
+            let fade = rng.random_range(10..50u8);
+            ink = ink.map(|v| v.saturating_add(fade));
+        }
+        Printer { style, ink }
+    }
 }
 
 struct Card<'a> {
@@ -231,19 +266,27 @@ impl Card<'_> {
                 layout.style.ink.0
             };
             let size = uniform(rng, fixed.size.min, fixed.size.max);
+            // Pre-printed on the blank card: no printer's variation.
             let pen = Pen {
                 font,
                 script: fixed.script,
                 color,
                 opacity: 0.95,
+                print: PrintStyle::PLAIN,
             };
-            let rect =
-                self.draw_text_in_box(engine, &fixed.text, &pen, fixed.rect, fixed.align, size);
+            let rect = self.draw_text_in_box(
+                engine,
+                &fixed.text,
+                &pen,
+                (fixed.rect, fixed.align, size),
+                rng,
+            );
             lines.push(PrintedLine {
                 key: None,
                 text: fixed.text.clone(),
                 category: fixed.category(),
                 script: fixed.script,
+                font: &engine.library().font(font).family.name,
                 rect,
             });
         }
@@ -255,10 +298,11 @@ impl Card<'_> {
         engine: &mut TextEngine,
         doc: &SynthDocument,
         faces: &Faces,
+        printer: &Printer,
         rng: &mut ChaCha8Rng,
     ) -> Vec<PrintedLine> {
         let layout = self.layout;
-        let ink = layout.style.ink.0;
+        let ink = printer.ink;
         let mut lines = Vec::new();
         for spec in &layout.fields {
             let Some(text) = doc.fields.get(&spec.key).filter(|t| !t.trim().is_empty()) else {
@@ -274,6 +318,7 @@ impl Card<'_> {
                 script: spec.script,
                 color,
                 opacity,
+                print: printer.style,
             };
             let rect = match plate_halves(text).filter(|_| spec.plate) {
                 Some((letters, digits)) => {
@@ -286,9 +331,20 @@ impl Card<'_> {
                         x1: mid,
                         ..spec.rect
                     };
-                    let a =
-                        self.draw_text_in_box(engine, letters, &pen, right, Align::Center, size);
-                    let b = self.draw_text_in_box(engine, digits, &pen, left, Align::Center, size);
+                    let a = self.draw_text_in_box(
+                        engine,
+                        letters,
+                        &pen,
+                        (right, Align::Center, size),
+                        rng,
+                    );
+                    let b = self.draw_text_in_box(
+                        engine,
+                        digits,
+                        &pen,
+                        (left, Align::Center, size),
+                        rng,
+                    );
                     [
                         a[0].min(b[0]),
                         a[1].min(b[1]),
@@ -296,44 +352,48 @@ impl Card<'_> {
                         a[3].max(b[3]),
                     ]
                 }
-                None => self.draw_text_in_box(engine, text, &pen, spec.rect, spec.align, size),
+                None => {
+                    self.draw_text_in_box(engine, text, &pen, (spec.rect, spec.align, size), rng)
+                }
             };
             lines.push(PrintedLine {
                 key: Some(spec.key.clone()),
                 text: text.clone(),
                 category: spec.category,
                 script: spec.script,
+                font: &engine.library().font(font).family.name,
                 rect,
             });
         }
         lines
     }
 
-    /// Draws `text` in `rect` at `size` (em as a fraction of the card height), shrunk
-    /// to fit the box width; returns the ink box.
+    /// Draws `text` in `rect`, aligned, at `size` (em as a fraction of the card
+    /// height), shrunk to fit the box width; returns the ink box.
     fn draw_text_in_box(
         &mut self,
         engine: &mut TextEngine,
         text: &str,
         pen: &Pen,
-        rect: UnitRect,
-        align: Align,
-        size: f32,
+        (rect, align, size): (UnitRect, Align, f32),
+        rng: &mut ChaCha8Rng,
     ) -> [f32; 4] {
         let [bx0, by0, bx1, by1] = self.px(rect);
         let mut px = (size * self.height).max(6.0);
-        let (font, script) = (pen.font, pen.script);
-        let mut shaped = engine.shape(text, font, px);
+        let (font, script, print) = (pen.font, pen.script, &pen.print);
+        let mut shape = |px: f32| engine.shape_tracked(text, font, px, print.tracking * px);
+        let printed_width = |line: &ShapedLine| line.width * print.scale_x;
+        let mut shaped = shape(px);
         let box_w = bx1 - bx0;
-        if shaped.width > box_w {
-            px = (px * box_w / shaped.width * 0.98).max(4.0);
-            shaped = engine.shape(text, font, px);
+        if printed_width(&shaped) > box_w {
+            px = (px * box_w / printed_width(&shaped) * 0.98).max(4.0);
+            shaped = shape(px);
         }
-        let mask: TextMask = engine.rasterize(&shaped);
+        let mask: TextMask = print.apply(engine.rasterize(&shaped), px, rng);
         let x = match align {
             Align::Left => bx0,
-            Align::Center => (bx0 + bx1 - shaped.width) / 2.0,
-            Align::Right => bx1 - shaped.width,
+            Align::Center => (bx0 + bx1 - mask.width) / 2.0,
+            Align::Right => bx1 - mask.width,
         }
         .round() as i32;
         let baseline = ((by0 + by1) / 2.0 + baseline_offset(script) * px).round() as i32;

@@ -1,101 +1,57 @@
-//! The fonts documents are printed in: loaded once from the Debian font packages,
+//! The fonts documents are printed in: every file of the inventory
+//! (`fonts/families.toml`), loaded once from the font cache `scripts/fonts.sh` fills,
 //! with per-character coverage so every character is drawn by a font that has it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use cosmic_text::skrifa::{FontRef, MetadataProvider};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 
+use super::inventory::{Family, FontSet, Inventory};
 use crate::layout::Script;
-
-/// Where fonts are looked up unless `HAWIYA_FONT_DIR` says otherwise.
-const DEFAULT_FONT_DIR: &str = "/usr/share/fonts";
 
 /// Why the font library cannot be loaded.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum FontError {
-    #[error("font file {file} not found under {dir} (install the Debian package {package})")]
+    #[error(
+        "font file {file} of {family} not found under {dir}: run scripts/fonts.sh \
+         (it installs every font of fonts/families.toml there), or point HAWIYA_FONT_DIR \
+         at the folder it installed into"
+    )]
     Missing {
-        file: &'static str,
-        package: &'static str,
+        file: String,
+        family: String,
         dir: String,
     },
     #[error("font file {path} cannot be read: {reason}")]
     Unreadable { path: String, reason: String },
 }
 
-/// One font file we print with.
-struct FontFile {
-    file: &'static str,
-    package: &'static str,
-    script: Script,
-    /// Relative chance of being picked for a document.
-    weight: u32,
-}
-
-/// Bold Arabic fonts close to what the cards use (Amiri-Bold, Simplified-Arabic-like
-/// naskh, and a few heavier kufi/sans faces), then Latin faces and OCR-B.
-/// The first font of each script is that script's fallback: it covers every
-/// character the generator prints.
-const FILES: [FontFile; 12] = [
-    f("Amiri-Bold.ttf", "fonts-hosny-amiri", Script::Arabic, 4),
-    f(
-        "NotoNaskhArabic-Bold.ttf",
-        "fonts-noto-core",
-        Script::Arabic,
-        4,
-    ),
-    f(
-        "NotoSansArabic-Bold.ttf",
-        "fonts-noto-core",
-        Script::Arabic,
-        3,
-    ),
-    f(
-        "NotoKufiArabic-Bold.ttf",
-        "fonts-noto-core",
-        Script::Arabic,
-        1,
-    ),
-    f("KacstOne-Bold.ttf", "fonts-kacst-one", Script::Arabic, 2),
-    f(
-        "Harmattan-Bold.ttf",
-        "fonts-sil-harmattan",
-        Script::Arabic,
-        2,
-    ),
-    f("ae_AlArabiya.ttf", "fonts-arabeyes", Script::Arabic, 2),
-    f("ae_Salem.ttf", "fonts-arabeyes", Script::Arabic, 1),
-    f("DejaVuSans-Bold.ttf", "fonts-dejavu-core", Script::Latin, 2),
-    f("NotoSans-Bold.ttf", "fonts-noto-core", Script::Latin, 3),
-    f(
-        "DejaVuSansCondensed-Bold.ttf",
-        "fonts-dejavu-core",
-        Script::Latin,
-        1,
-    ),
-    f("OCRB.otf", "fonts-ocr-b", Script::Mrz, 1),
-];
-
-const fn f(file: &'static str, package: &'static str, script: Script, weight: u32) -> FontFile {
-    FontFile {
-        file,
-        package,
-        script,
-        weight,
+/// Where the fonts are: `HAWIYA_FONT_DIR`, or the cache `scripts/fonts.sh` installs
+/// into by default (`$XDG_CACHE_HOME/hawiya/fonts`, `~/.cache/hawiya/fonts`).
+pub fn font_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("HAWIYA_FONT_DIR") {
+        return PathBuf::from(dir);
     }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from(".cache"));
+    cache.join("hawiya").join("fonts")
 }
 
-/// Index of a font in the [`FontLibrary`].
+/// Index of a font file in the [`FontLibrary`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FontId(pub(crate) u8);
+pub struct FontId(pub(crate) u16);
 
-/// A loaded font file and the characters it maps.
+/// A loaded font file, the family it belongs to and the characters it maps.
 pub struct LoadedFont {
-    pub file: &'static str,
-    pub script: Script,
-    pub weight: u32,
+    pub file: String,
+    pub family: &'static Family,
+    pub bold: bool,
     pub(crate) data: Arc<Vec<u8>>,
     coverage: BTreeSet<char>,
 }
@@ -105,60 +61,65 @@ impl LoadedFont {
     pub fn covers(&self, c: char) -> bool {
         self.coverage.contains(&c)
     }
+
+    pub fn script(&self) -> Script {
+        self.family.script()
+    }
 }
 
-/// Every font we print with, loaded once per process and shared by all threads.
+/// Every font of the inventory, loaded once per process and shared by all threads.
+/// A file two families share (DejaVu Sans Bold prints Arabic and Latin) is loaded
+/// for each, so every font belongs to one family.
 pub struct FontLibrary {
     fonts: Vec<LoadedFont>,
 }
 
 impl FontLibrary {
-    /// The process-wide library (loaded on first use).
+    /// The process-wide library, loaded from [`font_dir`] on first use.
     pub fn global() -> Result<&'static FontLibrary, FontError> {
         static LIBRARY: OnceLock<Result<FontLibrary, FontError>> = OnceLock::new();
         LIBRARY
-            .get_or_init(|| {
-                let dir = std::env::var_os("HAWIYA_FONT_DIR").map(PathBuf::from);
-                FontLibrary::load(dir.as_deref().unwrap_or(Path::new(DEFAULT_FONT_DIR)))
-            })
+            .get_or_init(|| FontLibrary::load(&font_dir(), Inventory::builtin()))
             .as_ref()
             .map_err(Clone::clone)
     }
 
-    /// Loads every font file from `dir` (searched recursively by file name).
-    pub fn load(dir: &Path) -> Result<FontLibrary, FontError> {
+    /// Loads every file of `inventory` from `dir` (searched recursively by file name).
+    pub fn load(dir: &Path, inventory: &'static Inventory) -> Result<FontLibrary, FontError> {
         let mut found = Vec::new();
         collect_files(dir, &mut found);
         found.sort();
-        let mut fonts = Vec::with_capacity(FILES.len());
-        for spec in &FILES {
-            let path = found
-                .iter()
-                .find(|p| p.file_name().is_some_and(|n| n == spec.file))
-                .ok_or_else(|| FontError::Missing {
-                    file: spec.file,
-                    package: spec.package,
+        let mut by_name: HashMap<&str, &Path> = HashMap::new();
+        for path in &found {
+            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+                by_name.entry(name).or_insert(path);
+            }
+        }
+        let mut read: HashMap<&str, (Arc<Vec<u8>>, BTreeSet<char>)> = HashMap::new();
+        let mut fonts = Vec::new();
+        for family in &inventory.families {
+            for (bold, file) in family.files() {
+                let path = by_name.get(file).ok_or_else(|| FontError::Missing {
+                    file: file.to_string(),
+                    family: family.name.clone(),
                     dir: dir.display().to_string(),
                 })?;
-            let unreadable = |reason: String| FontError::Unreadable {
-                path: path.display().to_string(),
-                reason,
-            };
-            let data = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
-            let coverage = {
-                let font = FontRef::new(&data).map_err(|e| unreadable(e.to_string()))?;
-                font.charmap()
-                    .mappings()
-                    .filter_map(|(code, _)| char::from_u32(code))
-                    .collect()
-            };
-            fonts.push(LoadedFont {
-                file: spec.file,
-                script: spec.script,
-                weight: spec.weight,
-                data: Arc::new(data),
-                coverage,
-            });
+                let (data, coverage) = match read.get(file) {
+                    Some(loaded) => loaded.clone(),
+                    None => {
+                        let loaded = read_font(path)?;
+                        read.insert(file, loaded.clone());
+                        loaded
+                    }
+                };
+                fonts.push(LoadedFont {
+                    file: file.to_string(),
+                    family,
+                    bold,
+                    data,
+                    coverage,
+                });
+            }
         }
         Ok(FontLibrary { fonts })
     }
@@ -168,25 +129,68 @@ impl FontLibrary {
     }
 
     pub fn ids(&self) -> impl Iterator<Item = FontId> + '_ {
-        (0..self.fonts.len()).map(|i| FontId(i as u8))
+        (0..self.fonts.len()).map(|i| FontId(i as u16))
     }
 
-    /// The font loaded from `file` (a name of the font table, e.g. `OCRB.otf`).
+    /// The first font loaded from `file` (e.g. `OCRB.otf`).
     pub fn by_file(&self, file: &str) -> Option<FontId> {
         self.ids().find(|&id| self.font(id).file == file)
     }
 
-    /// The fonts that print `script`, the fallback first.
+    /// The fonts that print `script`, the fallback family's first.
     pub fn fonts_for(&self, script: Script) -> impl Iterator<Item = FontId> + '_ {
-        self.ids().filter(move |&id| self.font(id).script == script)
+        self.ids()
+            .filter(move |&id| self.font(id).script() == script)
+    }
+
+    /// The fonts of the families of `script` that runs on `set` draw.
+    pub fn fonts_in(&self, script: Script, set: FontSet) -> impl Iterator<Item = FontId> + '_ {
+        self.fonts_for(script)
+            .filter(move |&id| self.font(id).family.in_set(set))
+    }
+
+    /// A font for `script` from the families of `set`: a family by the families'
+    /// relative weights, then one of its weights (regular or bold) at even odds.
+    pub fn pick(&self, script: Script, set: FontSet, rng: &mut ChaCha8Rng) -> FontId {
+        // Families in inventory order with their fonts (loaded family by family).
+        let mut families: Vec<(&Family, Vec<FontId>)> = Vec::new();
+        for id in self.fonts_in(script, set) {
+            let family = self.font(id).family;
+            match families.last_mut() {
+                Some((last, fonts)) if std::ptr::eq(*last, family) => fonts.push(id),
+                _ => families.push((family, vec![id])),
+            }
+        }
+        let total: u32 = families.iter().map(|(f, _)| f.weight).sum();
+        let mut pick = rng.random_range(0..total.max(1));
+        let (_, fonts) = families
+            .iter()
+            .find(|(f, _)| {
+                let hit = pick < f.weight;
+                pick = pick.saturating_sub(f.weight);
+                hit
+            })
+            .or(families.first())
+            .expect("the inventory holds families of every script in every set");
+        fonts[rng.random_range(0..fonts.len())]
     }
 
     /// The font `text` falls back to for a character `primary` lacks: the script's
-    /// fallback font, then any other font that has it.
+    /// fallback family (its face of the same weight first), then any other font that
+    /// has it.
     pub fn fallback_for(&self, primary: FontId, c: char) -> Option<FontId> {
-        let script = self.font(primary).script;
-        self.fonts_for(script)
-            .chain(self.ids().filter(|&id| self.font(id).script != script))
+        let script = self.font(primary).script();
+        let bold = self.font(primary).bold;
+        let fallback = self.fonts_for(script).next().map(|id| self.font(id).family);
+        let family_faces = self
+            .fonts_for(script)
+            .filter(|&id| fallback.is_some_and(|f| std::ptr::eq(self.font(id).family, f)));
+        let (same_weight, other_weight): (Vec<FontId>, Vec<FontId>) =
+            family_faces.partition(|&id| self.font(id).bold == bold);
+        same_weight
+            .into_iter()
+            .chain(other_weight)
+            .chain(self.ids())
             .find(|&id| self.font(id).covers(c))
     }
 
@@ -220,6 +224,22 @@ impl std::fmt::Debug for FontLibrary {
     }
 }
 
+/// The bytes of a font file and the characters its character map covers.
+fn read_font(path: &Path) -> Result<(Arc<Vec<u8>>, BTreeSet<char>), FontError> {
+    let unreadable = |reason: String| FontError::Unreadable {
+        path: path.display().to_string(),
+        reason,
+    };
+    let data = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
+    let coverage = FontRef::new(&data)
+        .map_err(|e| unreadable(e.to_string()))?
+        .charmap()
+        .mappings()
+        .filter_map(|(code, _)| char::from_u32(code))
+        .collect();
+    Ok((Arc::new(data), coverage))
+}
+
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -238,25 +258,58 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
 mod tests {
     use super::*;
 
+    /// Every character the generator prints in Arabic-script lines.
+    const ARABIC_PRINTED: &str =
+        "ءآأؤإئابةتثجحخدذرزسشصضطظعغـفقكلمنهوىي٠١٢٣٤٥٦٧٨٩0123456789 ()+-./:";
+
     #[test]
     fn every_printed_character_resolves_to_a_font_that_has_it() {
         let library = FontLibrary::global().unwrap();
         for script in [Script::Arabic, Script::Latin, Script::Mrz] {
             let alphabet: &str = match script {
-                Script::Arabic => "ابتثجحخدذرزسشصضطظعغفقكلمنهويءآأإؤئةى٠١٢٣٤٥٦٧٨٩/-:().+ ",
+                Script::Arabic => ARABIC_PRINTED,
                 Script::Latin => "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-/.' ",
                 Script::Mrz => "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<",
             };
-            // The first font of a script is its fallback and must cover everything.
-            let fallback = library.fonts_for(script).next().unwrap();
+            // The first family of a script is its fallback and covers everything.
+            let fallback = library
+                .font(library.fonts_for(script).next().unwrap())
+                .family;
             for primary in library.fonts_for(script) {
                 for (i, font) in library.resolve(alphabet, primary) {
                     let c = alphabet[i..].chars().next().unwrap();
-                    let file = library.font(primary).file;
+                    let file = &library.font(primary).file;
                     assert!(c == ' ' || library.font(font).covers(c), "{c:?} in {file}");
-                    assert!(font == primary || font == fallback);
+                    assert!(font == primary || std::ptr::eq(library.font(font).family, fallback));
+                    // The fallback keeps the weight where its family has it.
+                    assert_eq!(library.font(font).bold, library.font(primary).bold);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_inventory_says_what_each_family_lacks() {
+        let library = FontLibrary::global().unwrap();
+        for family in &Inventory::builtin().families {
+            if family.script() != Script::Arabic {
+                continue;
+            }
+            let lacks: BTreeSet<char> = ARABIC_PRINTED
+                .chars()
+                .filter(|&c| {
+                    !library
+                        .ids()
+                        .filter(|&id| std::ptr::eq(library.font(id).family, family))
+                        .all(|id| library.font(id).covers(c))
+                })
+                .collect();
+            assert_eq!(
+                lacks,
+                family.lacks.chars().collect::<BTreeSet<char>>(),
+                "{}",
+                family.name
+            );
         }
     }
 
@@ -270,5 +323,36 @@ mod tests {
         assert_eq!(resolved[0].1, naskh);
         assert_ne!(resolved[4].1, naskh);
         assert!(library.font(resolved[4].1).covers('/'));
+        assert_eq!(library.font(resolved[4].1).file, "Amiri-Bold.ttf");
+    }
+
+    #[test]
+    fn picks_stay_in_the_set_and_reach_every_family_and_weight() {
+        use rand::SeedableRng;
+        let library = FontLibrary::global().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for set in [FontSet::Training, FontSet::HeldOut] {
+            let mut seen = BTreeSet::new();
+            for _ in 0..4000 {
+                let font = library.font(library.pick(Script::Arabic, set, &mut rng));
+                let split = font.family.split().unwrap();
+                assert!(set.contains(split), "{} drawn for {set}", font.family.name);
+                seen.insert(font.file.clone());
+            }
+            assert_eq!(seen.len(), library.fonts_in(Script::Arabic, set).count());
+        }
+        // Latin faces are in every set.
+        let latin = library.pick(Script::Latin, FontSet::HeldOut, &mut rng);
+        assert_eq!(library.font(latin).family.split(), None);
+    }
+
+    #[test]
+    fn a_missing_file_names_the_family_and_the_install_script() {
+        let empty = tempfile::tempdir().unwrap();
+        let err = FontLibrary::load(empty.path(), Inventory::builtin())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("Amiri-Regular.ttf of Amiri"), "{err}");
+        assert!(err.contains("scripts/fonts.sh"), "{err}");
     }
 }

@@ -5,36 +5,25 @@ pub mod background;
 pub mod document;
 pub mod fonts;
 pub mod graphics;
+pub mod inventory;
 pub mod paint;
+pub mod print;
 pub mod text;
 
 use std::sync::OnceLock;
 
 use image::GrayImage;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::domain::DocumentKind;
-use crate::layout::{self, GraphicKind, Script};
+use crate::layout::{self, GraphicKind};
 pub use document::{PrintedLine, RenderedCard, render_card};
-pub use fonts::{FontError, FontId, FontLibrary};
+pub use fonts::{FontError, FontId, FontLibrary, font_dir};
+pub use inventory::{Family, FontSet, FontSetError, Inventory, Split, StyleClass};
+pub use print::PrintStyle;
 pub use text::{TextEngine, TextMask, with_engine};
-
-/// A font for `script`, drawn by the fonts' relative weights.
-pub fn pick_font(library: &FontLibrary, script: Script, rng: &mut ChaCha8Rng) -> FontId {
-    let candidates: Vec<FontId> = library.fonts_for(script).collect();
-    let total: u32 = candidates.iter().map(|&id| library.font(id).weight).sum();
-    let mut pick = rng.random_range(0..total.max(1));
-    for &id in &candidates {
-        let w = library.font(id).weight;
-        if pick < w {
-            return id;
-        }
-        pick -= w;
-    }
-    candidates[0]
-}
 
 /// Width of the grey background textures text-line crops are cut from.
 const TEXTURE_WIDTH: u32 = 1000;

@@ -15,6 +15,7 @@ use cosmic_text::{
 use image::GrayImage;
 
 use super::fonts::{FontError, FontId, FontLibrary};
+use super::print::joins;
 
 /// Rasterised glyphs kept per thread before the cache is flushed (bounds memory).
 const GLYPH_CACHE_LIMIT: usize = 150_000;
@@ -138,6 +139,27 @@ impl TextEngine {
     /// Shapes `text` in `font` at `px` pixels per em, drawing each character the font
     /// lacks with a fallback font (see [`FontLibrary::resolve`]).
     pub fn shape(&mut self, text: &str, font: FontId, px: f32) -> ShapedLine {
+        self.shape_tracked(text, font, px, 0.0)
+    }
+
+    /// [`TextEngine::shape`] with `tracking` pixels of extra advance wherever two
+    /// neighbouring letters do not join ([`joins`]): letter-spaced print that keeps
+    /// Arabic words connected.
+    pub fn shape_tracked(
+        &mut self,
+        text: &str,
+        font: FontId,
+        px: f32,
+        tracking: f32,
+    ) -> ShapedLine {
+        let mut line = self.shape_plain(text, font, px);
+        if tracking > 0.0 {
+            line.width += track(&mut line.glyphs, text, tracking);
+        }
+        line
+    }
+
+    fn shape_plain(&mut self, text: &str, font: FontId, px: f32) -> ShapedLine {
         // cosmic-text drops a line's leading run of weak characters (digits, punctuation)
         // when they precede the first strong letter, e.g. the house number of
         // `٢٩ ش شبرا`. Opening the line with an invisible mark of the paragraph's
@@ -291,6 +313,51 @@ impl TextEngine {
     }
 }
 
+/// The share of the tracking that goes between two letters of an Arabic word that
+/// do not join (after an alef, a dal, a waw...).
+const WORD_INNER_TRACKING: f32 = 0.35;
+
+fn is_arabic_letter(c: char) -> bool {
+    matches!(c, '\u{0621}'..='\u{064A}')
+}
+
+/// Moves glyphs apart by `tracking` pixels at every boundary, left to right, between
+/// two clusters that do not join (a part of it inside Arabic words); returns how much
+/// wider the line became.
+fn track(glyphs: &mut [PlacedGlyph], text: &str, tracking: f32) -> f32 {
+    let mut order: Vec<usize> = (0..glyphs.len()).collect();
+    order.sort_by_key(|&i| (glyphs[i].x, glyphs[i].start));
+    let mut shift = 0.0f32;
+    let mut previous: Option<(usize, usize)> = None;
+    for &i in &order {
+        let cluster = (glyphs[i].start, glyphs[i].end);
+        if let Some(left) = previous.filter(|&p| p != cluster) {
+            let (first, second) = if left.0 < cluster.0 {
+                (left, cluster)
+            } else {
+                (cluster, left)
+            };
+            let adjacent = (first.1 == second.0)
+                .then(|| {
+                    let a = text[first.0..first.1].chars().last()?;
+                    Some((a, text[second.0..].chars().next()?))
+                })
+                .flatten();
+            shift += match adjacent {
+                Some((a, b)) if joins(a, b) => 0.0,
+                // Inside a word a full gap would read as a space.
+                Some((a, b)) if is_arabic_letter(a) && is_arabic_letter(b) => {
+                    tracking * WORD_INNER_TRACKING
+                }
+                _ => tracking,
+            };
+        }
+        glyphs[i].x += shift.round() as i32;
+        previous = Some(cluster);
+    }
+    shift
+}
+
 thread_local! {
     static ENGINE: RefCell<Option<TextEngine>> = const { RefCell::new(None) };
 }
@@ -321,6 +388,42 @@ mod tests {
         ranges.sort_unstable();
         ranges.dedup();
         ranges
+    }
+
+    #[test]
+    fn tracking_spaces_letters_that_do_not_join_and_keeps_joined_ones_together() {
+        let library = FontLibrary::global().expect("fonts installed");
+        let font = library.by_file("Amiri-Bold.ttf").expect("Amiri");
+        let (plain, tracked) = with_engine(|engine| {
+            (
+                engine.shape("محمد ٢٢٧", font, 32.0),
+                engine.shape_tracked("محمد ٢٢٧", font, 32.0, 10.0),
+            )
+        })
+        .expect("engine");
+        // Joined letters keep their places relative to each other...
+        let x = |line: &ShapedLine, start: usize| {
+            line.glyphs.iter().find(|g| g.start == start).map(|g| g.x)
+        };
+        let word = [0, "م".len(), "مح".len()];
+        let offsets: Vec<i32> = word
+            .iter()
+            .map(|&i| x(&tracked, i).unwrap() - x(&plain, i).unwrap())
+            .collect();
+        assert!(offsets.windows(2).all(|w| w[0] == w[1]), "{offsets:?}");
+        // ...the space and the digits (which never join) move apart, and the line
+        // grows by a full step at each of those boundaries.
+        assert!(
+            tracked.width >= plain.width + 40.0,
+            "{} {}",
+            plain.width,
+            tracked.width
+        );
+        let digits = ["محمد ".len(), "محمد ٢".len()];
+        assert!(
+            x(&tracked, digits[1]).unwrap() - x(&tracked, digits[0]).unwrap()
+                > x(&plain, digits[1]).unwrap() - x(&plain, digits[0]).unwrap() + 5
+        );
     }
 
     #[test]
