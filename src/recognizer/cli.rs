@@ -23,7 +23,7 @@ use crate::pipeline::read::{LineBox, LineCrop};
 use crate::pipeline::second_look::second_look;
 use crate::pipeline::{ExtractError, LineRecognizer, SECOND_LOOK_BELOW};
 use crate::synth::LineGenerator;
-use crate::synth::render::FontSet;
+use crate::synth::render::{FontDirArgs, FontSet};
 
 /// Train the line recognizer from scratch on generated crops (resumes from the
 /// checkpoint folder when one is there).
@@ -41,6 +41,9 @@ pub struct TrainArgs {
     pub init: Option<PathBuf>,
     #[command(flatten)]
     pub device: DeviceOption,
+    /// Where the line generator finds its fonts.
+    #[command(flatten)]
+    pub font_dir: FontDirArgs,
     /// Generator seed for training crops (evaluate on a different one).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -97,6 +100,7 @@ pub struct TrainArgs {
 }
 
 pub fn run_train(args: TrainArgs) -> anyhow::Result<()> {
+    args.font_dir.apply()?;
     let vocab = Vocab::default_arabic_latin();
     let mut config = match (checkpoint_config(&args.checkpoints)?, &args.init) {
         (Some(resumed), _) => resumed,

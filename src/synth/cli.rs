@@ -16,7 +16,7 @@ use crate::layout::LineCategory;
 use crate::synth::LineGenerator;
 use crate::synth::LineSample;
 use crate::synth::capture::CaptureMode;
-use crate::synth::render::FontSet;
+use crate::synth::render::{FontDirArgs, FontSet};
 use crate::synth::texts::LineTexts;
 use crate::synth::texts::forms::FormTally;
 
@@ -73,12 +73,15 @@ pub struct SynthArgs {
     /// held-out (only to measure) or all.
     #[arg(long, value_enum, default_value_t = FontSet::Training)]
     pub fonts: FontSet,
+    #[command(flatten)]
+    pub font_dir: FontDirArgs,
     /// Output directory (created if missing).
     #[arg(long)]
     pub out: PathBuf,
 }
 
 pub fn run(args: SynthArgs) -> anyhow::Result<()> {
+    args.font_dir.apply()?;
     fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     if args.lines {
         write_lines(&args)

@@ -18,8 +18,8 @@ use crate::layout::Script;
 pub enum FontError {
     #[error(
         "font file {file} of {family} not found under {dir}: run scripts/fonts.sh \
-         (it installs every font of fonts/families.toml there), or point HAWIYA_FONT_DIR \
-         at the folder it installed into"
+         (it installs every font of fonts/families.toml there), or point --font-dir \
+         (HAWIYA_FONT_DIR) at the folder it installed into"
     )]
     Missing {
         file: String,
@@ -30,17 +30,43 @@ pub enum FontError {
     Unreadable { path: String, reason: String },
 }
 
-/// Where the fonts are: `HAWIYA_FONT_DIR`, or the cache `scripts/fonts.sh` installs
-/// into by default (`$XDG_CACHE_HOME/hawiya/fonts`, `~/.cache/hawiya/fonts`).
-pub fn font_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("HAWIYA_FONT_DIR") {
-        return PathBuf::from(dir);
-    }
+/// The font cache `scripts/fonts.sh` installs into by default:
+/// `$XDG_CACHE_HOME/hawiya/fonts`, or `~/.cache/hawiya/fonts`.
+pub fn default_font_dir() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))
         .unwrap_or_else(|| PathBuf::from(".cache"));
     cache.join("hawiya").join("fonts")
+}
+
+/// The folder the process-wide library loads from (set once, by [`FontDirArgs`]).
+static FONT_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Where the commands that render (`synth`, `train`) find their fonts.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FontDirArgs {
+    /// Folder holding the fonts of fonts/families.toml, as scripts/fonts.sh installs
+    /// them [default: ~/.cache/hawiya/fonts].
+    #[arg(long, env = "HAWIYA_FONT_DIR", value_name = "DIR")]
+    pub font_dir: Option<PathBuf>,
+}
+
+impl FontDirArgs {
+    /// Makes the chosen folder the one [`FontLibrary::global`] loads from. Call it
+    /// before anything is rendered: the library is loaded once per process.
+    pub fn apply(&self) -> anyhow::Result<()> {
+        let Some(dir) = &self.font_dir else {
+            return Ok(());
+        };
+        let set = FONT_DIR.get_or_init(|| dir.clone());
+        anyhow::ensure!(
+            set == dir,
+            "the fonts were already loaded from {}",
+            set.display()
+        );
+        Ok(())
+    }
 }
 
 /// Index of a font file in the [`FontLibrary`].
@@ -75,11 +101,15 @@ pub struct FontLibrary {
 }
 
 impl FontLibrary {
-    /// The process-wide library, loaded from [`font_dir`] on first use.
+    /// The process-wide library, loaded on first use from the folder
+    /// [`FontDirArgs::apply`] chose, or [`default_font_dir`].
     pub fn global() -> Result<&'static FontLibrary, FontError> {
         static LIBRARY: OnceLock<Result<FontLibrary, FontError>> = OnceLock::new();
         LIBRARY
-            .get_or_init(|| FontLibrary::load(&font_dir(), Inventory::builtin()))
+            .get_or_init(|| {
+                let dir = FONT_DIR.get_or_init(default_font_dir);
+                FontLibrary::load(dir, Inventory::builtin())
+            })
             .as_ref()
             .map_err(Clone::clone)
     }

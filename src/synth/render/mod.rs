@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use crate::domain::DocumentKind;
 use crate::layout::{self, GraphicKind};
 pub use document::{PrintedLine, RenderedCard, render_card};
-pub use fonts::{FontError, FontId, FontLibrary, font_dir};
+pub use fonts::{FontDirArgs, FontError, FontId, FontLibrary, default_font_dir};
 pub use inventory::{Family, FontSet, FontSetError, Inventory, Split, StyleClass};
 pub use print::PrintStyle;
 pub use text::{TextEngine, TextMask, with_engine};
