@@ -53,36 +53,66 @@ pub fn build(kind: DocumentKind, fields: &BTreeMap<String, String>) -> (FlowAFie
     }
 }
 
-/// The Flow B fields whose value rests on any of the printed fields `keys`: those
-/// that change when the record is built without that text. A derived value counts
-/// (the birth date rests on the national ID), so a client reviewing the listed
-/// fields reviews everything a doubtful line fed. A key not printed feeds nothing.
-/// `built` is what [`build`] gave for all of `fields`.
-pub fn flow_b_fields_from(
+/// The fields of both records whose value rests on one printed field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resting {
+    /// Flow A names, sorted.
+    pub flow_a: Vec<String>,
+    /// Flow B names, sorted.
+    pub flow_b: Vec<String>,
+}
+
+/// The fields of both records whose value rests on the printed field `key`: those
+/// that change when the records are built without that text. A derived value
+/// counts (the birth date rests on the national ID), so a client reviewing them
+/// reviews everything the line fed. A key not printed feeds nothing. `built` is
+/// what [`build`] gave for all of `fields`.
+pub fn resting_on(
     kind: DocumentKind,
     fields: &BTreeMap<String, String>,
-    built: &FlowBData,
-    keys: &[String],
-) -> Vec<String> {
-    let as_object = |data: &FlowBData| match serde_json::to_value(data) {
+    built: &(FlowAFields, FlowBData),
+    key: &str,
+) -> Resting {
+    let mut without = fields.clone();
+    if without.remove(key).is_none() {
+        return Resting::default();
+    }
+    let (flow_a, flow_b) = build(kind, &without);
+    Resting {
+        flow_a: changed(&built.0, &flow_a),
+        flow_b: changed(&built.1, &flow_b),
+    }
+}
+
+/// The names of the fields whose serialized values differ between two records,
+/// sorted (a JSON object's keys are).
+fn changed<T: serde::Serialize>(full: &T, reduced: &T) -> Vec<String> {
+    let as_object = |record: &T| match serde_json::to_value(record) {
         Ok(serde_json::Value::Object(map)) => map,
         _ => serde_json::Map::new(),
     };
-    let full = as_object(built);
-    let mut resting: Vec<String> = Vec::new();
-    for key in keys {
-        let mut without = fields.clone();
-        if without.remove(key).is_none() {
-            continue;
-        }
-        let reduced = as_object(&build(kind, &without).1);
-        for (name, value) in &full {
-            if reduced.get(name) != Some(value) && !resting.contains(name) {
-                resting.push(name.clone());
-            }
-        }
-    }
+    let reduced = as_object(reduced);
+    as_object(full)
+        .into_iter()
+        .filter(|(name, value)| reduced.get(name) != Some(value))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// The Flow B fields whose value rests on any of the printed fields `keys`
+/// ([`resting_on`]), sorted, each once.
+pub fn flow_b_fields_from(
+    kind: DocumentKind,
+    fields: &BTreeMap<String, String>,
+    built: &(FlowAFields, FlowBData),
+    keys: &[String],
+) -> Vec<String> {
+    let mut resting: Vec<String> = keys
+        .iter()
+        .flat_map(|key| resting_on(kind, fields, built, key).flow_b)
+        .collect();
     resting.sort();
+    resting.dedup();
     resting
 }
 
@@ -530,7 +560,7 @@ mod tests {
         let f = nid_front_printed();
         let of = |keys: &[&str]| {
             let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-            let (_, built) = build(DocumentKind::NidFront, &f);
+            let built = build(DocumentKind::NidFront, &f);
             flow_b_fields_from(DocumentKind::NidFront, &f, &built, &keys)
         };
         assert_eq!(of(&["first_name"]), ["full_name", "full_name_en"]);
@@ -544,6 +574,25 @@ mod tests {
         );
         // The birth date comes from the valid number, not from the printed date.
         assert!(of(&["birth_date", "no_such_line"]).is_empty());
+    }
+
+    #[test]
+    fn a_line_rests_under_its_flow_a_and_flow_b_names() {
+        let f = nid_front_printed();
+        let built = build(DocumentKind::NidFront, &f);
+        let of = |key: &str| resting_on(DocumentKind::NidFront, &f, &built, key);
+        assert_eq!(of("first_name").flow_a, ["firstname"]);
+        assert_eq!(
+            of("national_id"),
+            Resting {
+                flow_a: vec!["birthday".into(), "gender".into(), "national_ID".into()],
+                flow_b: vec!["birth_date".into(), "gender".into(), "national_id".into()],
+            }
+        );
+        assert_eq!(of("address_line2").flow_a, ["address2", "city"]);
+        // Flow A has no field for the serial.
+        assert!(of("serial").flow_a.is_empty() && !of("serial").flow_b.is_empty());
+        assert_eq!(of("no_such_line"), Resting::default());
     }
 
     #[test]
