@@ -199,6 +199,7 @@ impl hawiya::pipeline::Extractor for Sleeper {
         &self,
         _: &[u8],
         _: &[hawiya::domain::DocumentKind],
+        _overlay: bool,
     ) -> Result<hawiya::pipeline::Extraction, hawiya::pipeline::ExtractError> {
         std::thread::sleep(self.0);
         Ok(hawiya::pipeline::Extraction {
@@ -209,6 +210,7 @@ impl hawiya::pipeline::Extractor for Sleeper {
             field_confidence: Default::default(),
             low_confidence_fields: Vec::new(),
             timings: Vec::new(),
+            overlay: None,
         })
     }
 

@@ -49,3 +49,64 @@ fn a_file_that_cannot_be_opened_exits_one() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no/such/file.jpg"));
 }
+
+#[test]
+fn overlay_draws_the_card_read_and_lists_where_each_line_was_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let picture = dir.path().join("card.jpg");
+    let output = Command::new(env!("CARGO_BIN_EXE_hawiya"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("extract")
+        .arg(fixture("nid-front-scan.jpg"))
+        .arg("--overlay")
+        .arg(&picture)
+        .output()
+        .expect("hawiya runs");
+    let record: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{record}");
+    let overlay = &record["overlay"];
+    let (width, height) = (
+        overlay["width"].as_u64().unwrap(),
+        overlay["height"].as_u64().unwrap(),
+    );
+    let drawn = image::open(&picture).expect("a JPEG is written");
+    assert_eq!(
+        (u64::from(drawn.width()), u64::from(drawn.height())),
+        (width, height)
+    );
+    assert_eq!(width, 1000);
+    let fields = overlay["fields"].as_array().unwrap();
+    let national_id = fields
+        .iter()
+        .find(|f| f["key"] == "national_id")
+        .expect("the national ID's line is boxed");
+    assert!(
+        national_id["flow_a"]
+            .as_array()
+            .unwrap()
+            .contains(&"national_ID".into())
+    );
+    assert_eq!(
+        national_id["confidence"],
+        record["field_confidence"]["national_id"]
+    );
+    for field in fields {
+        let b: Vec<u64> = field["box"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert!(
+            b[0] < b[2] && b[2] <= width && b[1] < b[3] && b[3] <= height,
+            "{field}"
+        );
+    }
+    // The number sits in the card's lower half, right of the photo (domain.md §1.3):
+    // the box is where the line was found, in the card's pixels.
+    let b = &national_id["box"];
+    assert!(
+        b[1].as_u64().unwrap() > height / 2 && b[0].as_u64().unwrap() > width / 2,
+        "{b}"
+    );
+}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::http::{ApiError, IdType};
-use crate::pipeline::PipelineOptions;
+use crate::pipeline::{Overlay, PipelineOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct ExtractArgs {
@@ -16,6 +16,10 @@ pub struct ExtractArgs {
     /// The `ID_type` an HTTP client would send (0 to 3); refuses other documents.
     #[arg(long)]
     pub id_type: Option<u8>,
+    /// Also write the rectified card with the box of every line read, coloured by
+    /// confidence, to this JPEG file (the picture `uploadImage?overlay=true` answers).
+    #[arg(long, value_name = "OUT.jpg")]
+    pub overlay: Option<PathBuf>,
     #[command(flatten)]
     pub pipeline: PipelineOptions,
 }
@@ -45,17 +49,27 @@ impl ExtractArgs {
         // Folded from +0.0: an empty `sum` of floats is -0.0.
         let total = timings.values().fold(0.0, |total, ms| total + ms);
         let output = match &result {
-            Ok(extraction) => serde_json::json!({
-                "kind": extraction.kind,
-                "flow_a": extraction.flow_a,
-                "flow_b": extraction.flow_b,
-                "confidence": extraction.confidence,
-                "field_confidence": extraction.field_confidence,
-                "low_confidence_fields": extraction.low_confidence_fields,
-                "sharpness": trace.sharpness,
-                "timings_ms": timings,
-                "total_ms": total,
-            }),
+            Ok(extraction) => {
+                let mut output = serde_json::json!({
+                    "kind": extraction.kind,
+                    "flow_a": extraction.flow_a,
+                    "flow_b": extraction.flow_b,
+                    "confidence": extraction.confidence,
+                    "field_confidence": extraction.field_confidence,
+                    "low_confidence_fields": extraction.low_confidence_fields,
+                    "sharpness": trace.sharpness,
+                    "timings_ms": timings,
+                    "total_ms": total,
+                });
+                if let Some(path) = &self.overlay {
+                    let overlay = Overlay::of_run(&trace, extraction)
+                        .context("the pipeline kept no card to draw")?;
+                    std::fs::write(path, &overlay.jpeg)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    output["overlay"] = serde_json::to_value(&overlay)?;
+                }
+                output
+            }
             Err(err) => {
                 // Worded as the service answers the same request.
                 let message = match id_type {

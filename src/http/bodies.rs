@@ -2,11 +2,13 @@
 
 #![allow(non_snake_case)] // Flow A field names are the reference's, misspellings included.
 
+use base64::Engine;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::error::ErrorBody;
 use crate::domain::DocumentKind;
+use crate::pipeline::Overlay;
 use crate::record::{FlowAFields, FlowBData};
 
 /// The answer to a Flow A upload (§2.1).
@@ -43,6 +45,9 @@ pub struct ReadAnswer<'a> {
     pub status: &'static str,
     pub message: &'static str,
     pub data: ReadData<'a>,
+    /// With the result, when the upload asked for it (an addition to §2.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay: Option<OverlayBody<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -52,9 +57,27 @@ pub enum ReadData<'a> {
     Done(&'a FlowAData),
 }
 
+/// The picture of what was read, as answered: the rectified card as a JPEG data
+/// URL, its size, and the box of every line read.
+#[derive(Debug, Serialize)]
+pub struct OverlayBody<'a> {
+    /// `data:image/jpeg;base64,...`
+    pub image: String,
+    #[serde(flatten)]
+    pub picture: &'a Overlay,
+}
+
+impl OverlayBody<'_> {
+    pub fn new(picture: &Overlay) -> OverlayBody<'_> {
+        let mut image = String::from("data:image/jpeg;base64,");
+        base64::engine::general_purpose::STANDARD.encode_string(&picture.jpeg, &mut image);
+        OverlayBody { image, picture }
+    }
+}
+
 /// The answer to a Flow B upload (§2.3).
 #[derive(Debug, Serialize)]
-pub struct FlowBAnswer {
+pub struct FlowBAnswer<'a> {
     /// `success`
     pub status: &'static str,
     pub data: FlowBData,
@@ -67,6 +90,9 @@ pub struct FlowBAnswer {
     pub document_type: DocumentKind,
     /// Fields read with low confidence, worth a human look (an addition to §2.3).
     pub low_confidence_fields: Vec<String>,
+    /// When the upload asked for it (an addition to §2.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay: Option<OverlayBody<'a>>,
 }
 
 /// A Flow B failure: the error body plus the Flow B bookkeeping fields.

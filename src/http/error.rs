@@ -51,6 +51,8 @@ pub enum ApiError {
     MissingId,
     #[error("isBlocked must be true or false")]
     InvalidIsBlocked,
+    #[error("overlay must be true or false")]
+    InvalidOverlay,
     #[error("ID not found")]
     IdNotFound,
     #[error("the server is at capacity; retry after {}s", .retry_after.as_secs())]
@@ -90,7 +92,9 @@ impl ApiError {
             Unauthorized => StatusCode::UNAUTHORIZED,
             NoCredits => StatusCode::PAYMENT_REQUIRED,
             InvalidIdType | MissingFile | WrongFieldName(_) | InvalidMultipart(_) | EmptyFile
-            | UnsupportedFormat | MissingId | InvalidIsBlocked => StatusCode::BAD_REQUEST,
+            | UnsupportedFormat | MissingId | InvalidIsBlocked | InvalidOverlay => {
+                StatusCode::BAD_REQUEST
+            }
             FileTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             UploadTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             IdNotFound => StatusCode::FORBIDDEN,
@@ -118,6 +122,7 @@ impl ApiError {
             UploadTimeout(_) => "UPLOAD_TIMEOUT",
             MissingId => "MISSING_ID",
             InvalidIsBlocked => "INVALID_IS_BLOCKED",
+            InvalidOverlay => "INVALID_OVERLAY",
             IdNotFound => "ID_NOT_FOUND",
             QueueFull { .. } => "QUEUE_FULL",
             ShuttingDown => "SHUTTING_DOWN",
@@ -196,6 +201,7 @@ pub const REASONS: &[(&str, u16)] = &[
     ("UPLOAD_TIMEOUT", 408),
     ("MISSING_ID", 400),
     ("INVALID_IS_BLOCKED", 400),
+    ("INVALID_OVERLAY", 400),
     ("ID_NOT_FOUND", 403),
     ("QUEUE_FULL", 503),
     ("SHUTTING_DOWN", 503),

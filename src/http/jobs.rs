@@ -56,15 +56,16 @@ impl Jobs {
         self.backlog_size as usize - self.backlog.available_permits()
     }
 
-    /// Starts the extraction of `bytes` and hands its outcome to `then`; the job
-    /// keeps its place in the backlog until `then` is done, so graceful shutdown
-    /// waits for the result to be stored too. The task owns the bytes and drops
-    /// them as soon as the pipeline is done with them.
+    /// Starts the extraction of `bytes` (with its overlay when `overlay`) and hands
+    /// its outcome to `then`; the job keeps its place in the backlog until `then` is
+    /// done, so graceful shutdown waits for the result to be stored too. The task
+    /// owns the bytes and drops them as soon as the pipeline is done with them.
     pub fn spawn<F, Fut>(
         &self,
         admission: Admission,
         bytes: Bytes,
         id_type: IdType,
+        overlay: bool,
         then: F,
     ) -> tokio::task::JoinHandle<Fut::Output>
     where
@@ -76,7 +77,7 @@ impl Jobs {
         let running = self.running.clone();
         tokio::spawn(async move {
             let started = std::time::Instant::now();
-            let result = extract_with_retry(extractor, running, bytes, id_type).await;
+            let result = extract_with_retry(extractor, running, bytes, id_type, overlay).await;
             let outcome = match &result {
                 Ok(_) => "success",
                 Err(e) => e.reason(),
@@ -106,6 +107,7 @@ async fn extract_with_retry(
     running: Arc<Semaphore>,
     bytes: Bytes,
     id_type: IdType,
+    overlay: bool,
 ) -> Result<Extraction, ExtractError> {
     let give_up = tokio::time::Instant::now() + OVERLOAD_PATIENCE;
     let mut backoff = Duration::from_millis(50);
@@ -118,7 +120,7 @@ async fn extract_with_retry(
         let (extractor, input) = (extractor.clone(), bytes.clone());
         let result = tokio::task::spawn_blocking(move || {
             let _slot = slot;
-            extractor.extract(&input, id_type.kinds())
+            extractor.extract(&input, id_type.kinds(), overlay)
         })
         .await
         .unwrap_or_else(|_panic| {

@@ -14,6 +14,7 @@ mod layers;
 mod multipart;
 mod openapi;
 mod ops;
+mod query;
 mod read;
 mod upload;
 
@@ -33,7 +34,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::keys::{Credits, CreditsError, KeyId, KeyRing, KeysFile, KeysFileError};
-use crate::pipeline::Extractor;
+use crate::pipeline::{Extractor, Overlay};
 use crate::store::JobStore;
 
 pub use bodies::{FlowAData, FlowBAnswer, FlowBError, UploadAccepted};
@@ -45,7 +46,14 @@ pub use id_type::IdType;
 pub const CREDITS_HEADER: &str = "x-credits-remaining";
 
 /// What a Flow A job leaves for its reader.
-type FlowAResult = Result<FlowAData, ApiError>;
+type FlowAResult = Result<FlowADone, ApiError>;
+
+/// A Flow A result: the `data` of ReadImage and, when the upload asked for it, the
+/// overlay. Both leave memory together, at delivery or expiry.
+struct FlowADone {
+    data: FlowAData,
+    overlay: Option<Overlay>,
+}
 
 struct AppState {
     settings: Settings,

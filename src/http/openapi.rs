@@ -3,12 +3,14 @@
 //! what the server answers.
 
 use serde::Serialize;
-use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::schema::{
+    ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Server};
 use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
 
-use super::bodies::{FlowAData, FlowBAnswer, FlowBError, ReadAnswer, UploadAccepted};
+use super::bodies::{FlowAData, FlowBAnswer, FlowBError, OverlayBody, ReadAnswer, UploadAccepted};
 use super::error::{ErrorBody, REASONS};
 use super::ops::Health;
 use crate::record::{
@@ -30,7 +32,7 @@ use crate::record::{
         super::ops::metrics,
         super::ops::openapi,
     ),
-    components(schemas(ErrorBody, UploadAnswer, UploadAccepted, ReadAnswer, FlowAData, FlowBAnswer, FlowBError, Health)),
+    components(schemas(ErrorBody, UploadAnswer, UploadAccepted, ReadAnswer, FlowAData, FlowBAnswer, FlowBError, OverlayBody, Health)),
     modifiers(&Security),
     tags(
         (name = "documents", description = "upload a document image and read its fields"),
@@ -142,6 +144,7 @@ impl PartialSchema for ReadAnswer<'_> {
                 OneOfBuilder::new().item(pending).item(FlowAData::schema()),
             )
             .required("data")
+            .property("overlay", overlay_ref())
             .into()
     }
 }
@@ -169,7 +172,7 @@ impl PartialSchema for UploadAnswer {
 
 impl ToSchema for UploadAnswer {}
 
-impl PartialSchema for FlowBAnswer {
+impl PartialSchema for FlowBAnswer<'_> {
     fn schema() -> RefOr<Schema> {
         let data = OneOfBuilder::new()
             .item(all_strings::<FlowBNationalId>("National ID (either side)"))
@@ -198,14 +201,108 @@ impl PartialSchema for FlowBAnswer {
             .required("document_type")
             .property(
                 "low_confidence_fields",
-                utoipa::openapi::schema::ArrayBuilder::new().items(string_schema()),
+                ArrayBuilder::new().items(string_schema()),
             )
             .required("low_confidence_fields")
+            .property("overlay", overlay_ref())
             .into()
     }
 }
 
-impl ToSchema for FlowBAnswer {}
+impl ToSchema for FlowBAnswer<'_> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "FlowBAnswer".into()
+    }
+}
+
+/// The `overlay` of an answer: present only when the upload asked for it.
+fn overlay_ref() -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(utoipa::openapi::Ref::from_schema_name("Overlay"))
+        .description(Some(
+            "Only when the upload sent `overlay=true`: the rectified card and the box of every line read.",
+        ))
+        .into()
+}
+
+impl PartialSchema for OverlayBody<'_> {
+    fn schema() -> RefOr<Schema> {
+        let integer = || {
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(0))
+        };
+        let names = |description: &str| {
+            ArrayBuilder::new()
+                .items(string_schema())
+                .description(Some(description))
+        };
+        let field = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .property(
+                "key",
+                string_schema().description(Some(
+                    "the layout's field key (layouts/<kind>.toml), e.g. first_name",
+                )),
+            )
+            .required("key")
+            .property(
+                "flow_a",
+                names("the Flow A fields whose value rests on this line (may be empty)"),
+            )
+            .required("flow_a")
+            .property(
+                "flow_b",
+                names("the Flow B fields whose value rests on this line"),
+            )
+            .required("flow_b")
+            .property(
+                "confidence",
+                ObjectBuilder::new()
+                    .schema_type(Type::Number)
+                    .minimum(Some(0.0))
+                    .maximum(Some(1.0))
+                    .description(Some(
+                        "confidence of the field read from this line; 0 when what was read was not kept",
+                    )),
+            )
+            .required("confidence")
+            .property(
+                "box",
+                ArrayBuilder::new()
+                    .items(integer())
+                    .min_items(Some(4))
+                    .max_items(Some(4))
+                    .description(Some(
+                        "[x0, y0, x1, y1] in the image's pixels, x1 and y1 exclusive: where the line was found and read",
+                    )),
+            )
+            .required("box");
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(
+                "The rectified card as the pipeline read it, with each line's box drawn in the colour of its confidence (green at least 0.8, amber 0.5 to 0.8, red under 0.5), and the boxes.",
+            ))
+            .property(
+                "image",
+                string_schema().description(Some("data:image/jpeg;base64,...")),
+            )
+            .required("image")
+            .property("width", integer())
+            .required("width")
+            .property("height", integer())
+            .required("height")
+            .property("fields", ArrayBuilder::new().items(field))
+            .required("fields")
+            .into()
+    }
+}
+
+impl ToSchema for OverlayBody<'_> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "Overlay".into()
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -229,5 +326,56 @@ mod tests {
         let data = &doc["components"]["schemas"]["FlowAData"]["properties"];
         assert!(data.get("national_ID").is_some());
         assert!(data.get("releseCity").is_some());
+    }
+
+    #[test]
+    fn the_overlay_is_documented_where_it_is_asked_for_and_answered() {
+        let doc: serde_json::Value = serde_json::from_str(&document("/p")).unwrap();
+        let upload = &doc["paths"]["/p/uploadImage"]["post"]["parameters"];
+        let names: Vec<&str> = upload
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["ID_type", "overlay"]);
+        let schemas = &doc["components"]["schemas"];
+        for answer in ["ReadAnswer", "FlowBAnswer"] {
+            let overlay = &schemas[answer]["properties"]["overlay"];
+            assert_eq!(
+                overlay["oneOf"][0]["$ref"], "#/components/schemas/Overlay",
+                "{answer}"
+            );
+            let required = schemas[answer]["required"].as_array().unwrap();
+            assert!(!required.contains(&"overlay".into()), "{answer}");
+        }
+        let overlay = &schemas["Overlay"];
+        let box_ = &overlay["properties"]["fields"]["items"]["properties"]["box"];
+        assert_eq!(
+            (box_["minItems"].as_u64(), box_["maxItems"].as_u64()),
+            (Some(4), Some(4))
+        );
+        // Every property an overlay serializes is documented.
+        let picture = crate::pipeline::Overlay::draw(
+            &image::GrayImage::new(4, 4),
+            vec![crate::pipeline::OverlayField {
+                key: "k".into(),
+                flow_a: Vec::new(),
+                flow_b: Vec::new(),
+                confidence: 1.0,
+                bounds: [0, 0, 2, 2],
+            }],
+        );
+        let answered =
+            serde_json::to_value(super::super::bodies::OverlayBody::new(&picture)).unwrap();
+        for (name, value) in answered.as_object().unwrap() {
+            assert!(overlay["properties"].get(name).is_some(), "{name}");
+            if name == "fields" {
+                for field in value[0].as_object().unwrap().keys() {
+                    let fields = &overlay["properties"]["fields"]["items"]["properties"];
+                    assert!(fields.get(field).is_some(), "{field}");
+                }
+            }
+        }
     }
 }

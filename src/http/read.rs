@@ -1,23 +1,24 @@
 //! `GET {prefix}/ReadImage?id=ID&isBlocked=BOOL`: the Flow A result, delivered once.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Query, Request, State};
+use axum::extract::{Request, State};
 use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::auth;
-use super::bodies::{ReadAnswer, ReadData};
+use super::bodies::{OverlayBody, ReadAnswer, ReadData};
 use super::error::{ApiError, ErrorBody};
+use super::query;
 use super::with_credits;
 use crate::store::{JobId, Taken};
 
 /// Read the result of an upload. `data` is `{}` while the image is processed; once
 /// answered with the result, the id is forgotten. Unknown, delivered, expired and
-/// other keys' ids all answer the same 403.
+/// other keys' ids all answer the same 403. The result carries `overlay` when the
+/// upload asked for it (`overlay=true`); ReadImage itself has no such parameter.
 #[utoipa::path(
     get,
     path = "/ReadImage",
@@ -27,7 +28,7 @@ use crate::store::{JobId, Taken};
         ("isBlocked" = Option<bool>, Query, description = "`true`: wait (up to the server's bound, 5 s by default) for the result instead of answering `{}` at once. Default false."),
     ),
     responses(
-        (status = 200, description = "`data` is `{}` while processing, else every field of the document as a string (`urlImage` null)", body = ReadAnswer,
+        (status = 200, description = "`data` is `{}` while processing, else every field of the document as a string (`urlImage` null); `overlay` with the result when the upload asked for it", body = ReadAnswer,
             headers(("X-Credits-Remaining" = u64, description = "credits left on the key"))),
         (status = 400, description = "missing id or isBlocked not true/false", body = ErrorBody),
         (status = 401, description = "missing or unknown key", body = ErrorBody),
@@ -50,20 +51,13 @@ pub async fn read_image(State(app): State<Arc<AppState>>, request: Request) -> R
 }
 
 async fn read(app: &AppState, key: crate::keys::KeyId, uri: Uri) -> Result<Response, ApiError> {
-    let Query(query) =
-        Query::<HashMap<String, String>>::try_from_uri(&uri).map_err(|_| ApiError::MissingId)?;
-    let id = query
+    let params = query::params(&uri).ok_or(ApiError::MissingId)?;
+    let id = params
         .get("id")
         .map(|id| id.trim())
         .filter(|id| !id.is_empty())
         .ok_or(ApiError::MissingId)?;
-    // .NET clients format booleans as `True`/`False`.
-    let blocked = match query.get("isBlocked").map(|v| v.trim()) {
-        None => false,
-        Some(v) if v.eq_ignore_ascii_case("true") => true,
-        Some(v) if v.eq_ignore_ascii_case("false") => false,
-        Some(_) => return Err(ApiError::InvalidIsBlocked),
-    };
+    let blocked = query::flag(&params, "isBlocked").ok_or(ApiError::InvalidIsBlocked)?;
     let id = JobId::parse(id).ok_or(ApiError::IdNotFound)?;
     let taken = if blocked {
         app.store
@@ -85,14 +79,17 @@ async fn read(app: &AppState, key: crate::keys::KeyId, uri: Uri) -> Result<Respo
             status: "success",
             message: "the image is still being processed; read again in 1 to 2 seconds",
             data: ReadData::Pending(serde_json::Map::new()),
+            overlay: None,
         })
         .into_response()),
+        // The result leaves the store here; the answer is its last holder.
         Taken::Ready(result) => match &*result {
-            Ok(data) => Ok(Json(ReadAnswer {
+            Ok(done) => Ok(Json(ReadAnswer {
                 code: 200,
                 status: "success",
                 message: "success",
-                data: ReadData::Done(data),
+                data: ReadData::Done(&done.data),
+                overlay: done.overlay.as_ref().map(OverlayBody::new),
             })
             .into_response()),
             Err(e) => Err(e.clone()),

@@ -1,21 +1,21 @@
 //! `POST {prefix}/uploadImage`: Flow A (answers an id) and Flow B (answers the result).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Json;
-use axum::extract::{Query, Request, State};
+use axum::extract::{Request, State};
 use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
 
-use super::AppState;
 use super::IdType;
 use super::auth::{self, Flow};
-use super::bodies::{FlowAData, FlowBAnswer, FlowBError, UploadAccepted, process_time};
+use super::bodies::{
+    FlowAData, FlowBAnswer, FlowBError, OverlayBody, UploadAccepted, process_time,
+};
 use super::error::{ApiError, ErrorBody};
 use super::multipart::{Upload, read_upload};
-use super::with_credits;
+use super::{AppState, FlowADone, query, with_credits};
 use crate::keys::{KeyId, Reservation};
 use crate::pipeline::ExtractError;
 
@@ -28,12 +28,13 @@ use crate::pipeline::ExtractError;
     tag = "documents",
     params(
         ("ID_type" = Option<u8>, Query, description = "0 (default): National ID front, driver licence or car licence; 1: National ID back; 2: passport or residence permit; 3: car licence (Flow B)"),
+        ("overlay" = Option<bool>, Query, description = "`true`: the result also carries `overlay`, the rectified card as a JPEG data URL with the box of every line read (Flow A: in the ReadImage answer; Flow B: in this answer). Kept only with the result, for the uploading key. Default false."),
     ),
     request_body(content_type = "multipart/form-data", description = "one part named `file` holding the image"),
     responses(
         (status = 200, description = "Flow A: accepted; read the result by id. Flow B: the result", body = super::openapi::UploadAnswer,
             headers(("X-Credits-Remaining" = u64, description = "credits left on the key"))),
-        (status = 400, description = "invalid ID_type, missing or misnamed file part, empty file, unsupported format; Flow B also reports unreadable documents here or as 422", body = ErrorBody),
+        (status = 400, description = "invalid ID_type or overlay, missing or misnamed file part, empty file, unsupported format; Flow B also reports unreadable documents here or as 422", body = ErrorBody),
         (status = 401, description = "missing or unknown key", body = ErrorBody),
         (status = 402, description = "no credits left", body = ErrorBody),
         (status = 408, description = "upload not received in time", body = ErrorBody),
@@ -67,14 +68,14 @@ pub async fn upload_image(State(app): State<Arc<AppState>>, request: Request) ->
 
 /// What both flows need before extraction starts.
 struct Accepted {
-    id_type: IdType,
+    query: UploadQuery,
     reservation: Reservation,
     upload: Upload,
     admission: super::jobs::Admission,
 }
 
 async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted, ApiError> {
-    let id_type = parse_id_type(request.uri())?;
+    let query = UploadQuery::parse(request.uri())?;
     if app.is_shutting_down() {
         return Err(ApiError::ShuttingDown);
     }
@@ -88,31 +89,42 @@ async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted
         retry_after: app.settings.retry_after,
     })?;
     Ok(Accepted {
-        id_type,
+        query,
         reservation,
         upload,
         admission,
     })
 }
 
-/// `ID_type`: absent means 0; anything but 0 to 3 is refused.
-fn parse_id_type(uri: &Uri) -> Result<IdType, ApiError> {
-    let Query(query) =
-        Query::<HashMap<String, String>>::try_from_uri(uri).map_err(|_| ApiError::InvalidIdType)?;
-    match query.get("ID_type") {
-        None => Ok(IdType::FrontOrLicence),
-        Some(text) => text
-            .trim()
-            .parse::<u8>()
-            .ok()
-            .and_then(IdType::from_code)
-            .ok_or(ApiError::InvalidIdType),
+/// The upload's query parameters.
+struct UploadQuery {
+    id_type: IdType,
+    /// Whether the result carries the overlay.
+    overlay: bool,
+}
+
+impl UploadQuery {
+    /// `ID_type`: absent means 0; anything but 0 to 3 is refused. `overlay`:
+    /// `true` or `false`, absent means false.
+    fn parse(uri: &Uri) -> Result<UploadQuery, ApiError> {
+        let params = query::params(uri).ok_or(ApiError::InvalidIdType)?;
+        let id_type = match params.get("ID_type") {
+            None => IdType::FrontOrLicence,
+            Some(text) => text
+                .trim()
+                .parse::<u8>()
+                .ok()
+                .and_then(IdType::from_code)
+                .ok_or(ApiError::InvalidIdType)?,
+        };
+        let overlay = query::flag(&params, "overlay").ok_or(ApiError::InvalidOverlay)?;
+        Ok(UploadQuery { id_type, overlay })
     }
 }
 
 async fn flow_a(app: &Arc<AppState>, key: KeyId, request: Request) -> Result<Response, ApiError> {
     let accepted = accept(app, key, request).await?;
-    let id_type = accepted.id_type;
+    let id_type = accepted.query.id_type;
     let id = app.store.insert_pending(key);
     let image_name = format!("{id}.{}", accepted.upload.format.extension());
     let (store, reservation) = (app.store.clone(), accepted.reservation);
@@ -120,16 +132,20 @@ async fn flow_a(app: &Arc<AppState>, key: KeyId, request: Request) -> Result<Res
         accepted.admission,
         accepted.upload.bytes,
         id_type,
+        accepted.query.overlay,
         move |outcome| async move {
             let result = match outcome {
                 Ok(extraction) => {
                     charge(reservation).await;
-                    Ok(FlowAData {
-                        fields: extraction.flow_a,
-                        proccesstime: process_time(chrono::Local::now()),
-                        imageName: image_name,
-                        savedImage: String::new(),
-                        urlImage: None,
+                    Ok(FlowADone {
+                        data: FlowAData {
+                            fields: extraction.flow_a,
+                            proccesstime: process_time(chrono::Local::now()),
+                            imageName: image_name,
+                            savedImage: String::new(),
+                            urlImage: None,
+                        },
+                        overlay: extraction.overlay,
                     })
                 }
                 Err(e) => {
@@ -156,11 +172,12 @@ async fn flow_b(
     started: Instant,
 ) -> Result<Response, ApiError> {
     let accepted = accept(app, key, request).await?;
-    let id_type = accepted.id_type;
+    let id_type = accepted.query.id_type;
     let job = app.jobs.spawn(
         accepted.admission,
         accepted.upload.bytes,
         id_type,
+        accepted.query.overlay,
         std::future::ready,
     );
     // If the client goes away, this future is dropped with the reservation, which
@@ -179,6 +196,7 @@ async fn flow_b(
         response_time_ms: started.elapsed().as_millis() as u64,
         document_type: extraction.kind,
         low_confidence_fields: extraction.low_confidence_fields,
+        overlay: extraction.overlay.as_ref().map(OverlayBody::new),
     })
     .into_response())
 }

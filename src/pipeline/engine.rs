@@ -10,8 +10,9 @@ use super::classify::{Classification, Classifier};
 use super::decode::{self, DecodeLimits, Format};
 use super::find::find_document;
 use super::locate::{LocateConfig, LocateMethod};
+use super::overlay::Overlay;
 use super::post::{self, LineReading, Readings};
-use super::read::{self, FieldRegion};
+use super::read::{self, FieldRegion, LineBox};
 use super::rectify::{Rectified, rectify};
 use super::second_look::second_look;
 use super::warp::Quad;
@@ -112,6 +113,11 @@ pub struct Trace {
     pub readings: Readings,
     /// The validated printed texts, by field key.
     pub fields: BTreeMap<String, String>,
+    /// The rectified card the lines were cut from.
+    pub card: Option<GrayImage>,
+    /// Where each field's line was found on `card` (the crop read), in the
+    /// layout's order.
+    pub lines: Vec<(String, LineBox)>,
     pub timings: Vec<(&'static str, Duration)>,
 }
 
@@ -165,6 +171,8 @@ impl Pipeline {
             sharpness: None,
             readings: Readings::new(),
             fields: BTreeMap::new(),
+            card: None,
+            lines: Vec::new(),
             timings: Vec::new(),
         };
         let mut timer = Timer {
@@ -228,6 +236,8 @@ impl Pipeline {
 
         let regions = regions(class.kind);
         let crops = read::cut_lines(&card, &regions);
+        trace.lines = crops.iter().map(|c| (c.key.clone(), c.line)).collect();
+        trace.card = Some(card);
         timer.lap("cut_lines");
 
         let readings = self
@@ -260,6 +270,7 @@ impl Pipeline {
             field_confidence: processed.field_confidence,
             low_confidence_fields: processed.low_confidence_fields,
             timings: Vec::new(),
+            overlay: None,
         })
     }
 }
@@ -340,8 +351,18 @@ fn grown_clear_of(mask: &[f32; 4], own: &[f32; 4], growth: f32) -> [f32; 4] {
 }
 
 impl Extractor for Pipeline {
-    fn extract(&self, bytes: &[u8], accepted: &[DocumentKind]) -> Result<Extraction, ExtractError> {
-        self.run(bytes, Some(accepted)).0
+    fn extract(
+        &self,
+        bytes: &[u8],
+        accepted: &[DocumentKind],
+        overlay: bool,
+    ) -> Result<Extraction, ExtractError> {
+        let (result, trace) = self.run(bytes, Some(accepted));
+        let mut extraction = result?;
+        if overlay {
+            extraction.overlay = Overlay::of_run(&trace, &extraction);
+        }
+        Ok(extraction)
     }
 
     fn is_ready(&self) -> bool {

@@ -3,6 +3,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::overlay::Overlay;
 use crate::domain::DocumentKind;
 use crate::record::{FlowAFields, FlowBData};
 
@@ -23,6 +24,9 @@ pub struct Extraction {
     /// Time spent in each pipeline stage.
     #[serde(skip)]
     pub timings: Vec<(&'static str, Duration)>,
+    /// The picture of what was read, when it was asked for.
+    #[serde(skip)]
+    pub overlay: Option<Overlay>,
 }
 
 /// Why a document could not be read. Each maps to one HTTP status and one

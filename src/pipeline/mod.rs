@@ -11,6 +11,7 @@ mod extraction;
 pub mod find;
 pub mod locate;
 mod options;
+pub mod overlay;
 pub mod overview;
 pub mod post;
 pub mod read;
@@ -24,6 +25,7 @@ pub use engine::{
 };
 pub use extraction::{ExtractError, Extraction};
 pub use options::{BEAM_WIDTH, PipelineOptions};
+pub use overlay::{Overlay, OverlayField};
 
 use crate::domain::DocumentKind;
 
@@ -35,7 +37,14 @@ use crate::domain::DocumentKind;
 pub trait Extractor: Send + Sync + 'static {
     /// Reads `bytes` as a document of one of the `accepted` kinds; a document of
     /// another kind is refused ([`ExtractError::WrongKind`]) before its lines are read.
-    fn extract(&self, bytes: &[u8], accepted: &[DocumentKind]) -> Result<Extraction, ExtractError>;
+    /// With `overlay`, the extraction also carries the picture of what was read
+    /// ([`Overlay`]).
+    fn extract(
+        &self,
+        bytes: &[u8],
+        accepted: &[DocumentKind],
+        overlay: bool,
+    ) -> Result<Extraction, ExtractError>;
 
     /// True once the model is loaded and the batcher is running.
     fn is_ready(&self) -> bool;

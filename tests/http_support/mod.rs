@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use hawiya::domain::DocumentKind;
 use hawiya::http::{Server, Settings};
-use hawiya::pipeline::{ExtractError, Extraction, Extractor};
+use hawiya::pipeline::{ExtractError, Extraction, Extractor, Overlay, OverlayField};
 use hawiya::record::{FlowAFields, FlowBCarLicence, FlowBData, FlowBNationalId};
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
@@ -35,14 +35,24 @@ pub struct FakePipeline {
     pub not_ready: AtomicBool,
     /// The kinds each call accepted.
     pub accepted: parking_lot::Mutex<Vec<Vec<DocumentKind>>>,
+    /// Extractions asked for their overlay.
+    pub overlays_asked: AtomicUsize,
     /// Times each file was answered `Overloaded`.
     pub overloads: parking_lot::Mutex<std::collections::HashMap<Vec<u8>, usize>>,
 }
 
 impl Extractor for FakePipeline {
-    fn extract(&self, bytes: &[u8], accepted: &[DocumentKind]) -> Result<Extraction, ExtractError> {
+    fn extract(
+        &self,
+        bytes: &[u8],
+        accepted: &[DocumentKind],
+        overlay: bool,
+    ) -> Result<Extraction, ExtractError> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.accepted.lock().push(accepted.to_vec());
+        if overlay {
+            self.overlays_asked.fetch_add(1, Ordering::SeqCst);
+        }
         let text = String::from_utf8_lossy(&bytes[PNG.len().min(bytes.len())..]).into_owned();
         let mut result = Ok(());
         for directive in text.split(';') {
@@ -74,7 +84,10 @@ impl Extractor for FakePipeline {
             }
         }
         self.finished.fetch_add(1, Ordering::SeqCst);
-        result.map(|()| extraction(accepted))
+        result.map(|()| Extraction {
+            overlay: overlay.then(picture),
+            ..extraction(accepted)
+        })
     }
 
     fn is_ready(&self) -> bool {
@@ -103,6 +116,7 @@ fn extraction(accepted: &[DocumentKind]) -> Extraction {
             field_confidence: BTreeMap::new(),
             low_confidence_fields: vec!["engine_number".into()],
             timings: Vec::new(),
+            overlay: None,
         };
     }
     Extraction {
@@ -129,7 +143,27 @@ fn extraction(accepted: &[DocumentKind]) -> Extraction {
         field_confidence: BTreeMap::new(),
         low_confidence_fields: Vec::new(),
         timings: Vec::new(),
+        overlay: None,
     }
+}
+
+/// Size of the double's overlay picture.
+pub const PICTURE_SIZE: (u32, u32) = (100, 63);
+
+/// The double's overlay: a plain grey card with one box, drawn by the real code.
+fn picture() -> Overlay {
+    let (width, height) = PICTURE_SIZE;
+    let card = image::GrayImage::from_pixel(width, height, image::Luma([200]));
+    Overlay::draw(
+        &card,
+        vec![OverlayField {
+            key: "national_id".into(),
+            flow_a: vec!["birthday".into(), "gender".into(), "national_ID".into()],
+            flow_b: vec!["birth_date".into(), "gender".into(), "national_id".into()],
+            confidence: 0.97,
+            bounds: [10, 40, 90, 52],
+        }],
+    )
 }
 
 pub const KEY: &str = "test-key-one";
@@ -211,9 +245,33 @@ impl TestServer {
         part: &str,
         bytes: Vec<u8>,
     ) -> Answer {
+        let query = id_type.map(|id_type| format!("ID_type={id_type}"));
+        self.post_file(auth, query.as_deref(), part, bytes).await
+    }
+
+    /// Flow A upload with a query string, e.g. `ID_type=0&overlay=true`.
+    pub async fn upload_query(&self, key: &str, query: &str, bytes: Vec<u8>) -> Answer {
+        self.post_file(Some(("APIKEY", key.to_owned())), Some(query), "file", bytes)
+            .await
+    }
+
+    /// Flow B upload with a query string.
+    pub async fn upload_b_query(&self, key: &str, query: &str, bytes: Vec<u8>) -> Answer {
+        let auth = ("Authorization", format!("Bearer {key}"));
+        self.post_file(Some(auth), Some(query), "file", bytes).await
+    }
+
+    async fn post_file(
+        &self,
+        auth: Option<(&str, String)>,
+        query: Option<&str>,
+        part: &str,
+        bytes: Vec<u8>,
+    ) -> Answer {
         let mut url = self.url(&format!("{PREFIX}/uploadImage"));
-        if let Some(id_type) = id_type {
-            url.push_str(&format!("?ID_type={id_type}"));
+        if let Some(query) = query {
+            url.push('?');
+            url.push_str(query);
         }
         let form = Form::new().part(
             part.to_owned(),
