@@ -1,5 +1,5 @@
 //! What the demo page needs from the service, over real HTTP: the opt-in overlay in
-//! both flows.
+//! both flows, and the page itself (tests/browser/ drives it in a real browser).
 
 mod http_support;
 
@@ -132,4 +132,55 @@ async fn overlay_must_be_true_or_false() {
             .assert_error(400, "INVALID_OVERLAY");
     }
     assert_eq!(server.pipeline.calls.load(Ordering::SeqCst), 0);
+}
+
+/// GET `path`: status, content type, Content-Security-Policy and body.
+async fn fetch(server: &TestServer, path: &str) -> (u16, String, String, String) {
+    let response = server.client.get(server.url(path)).send().await.unwrap();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    let (content_type, policy) = (header("content-type"), header("content-security-policy"));
+    let status = response.status().as_u16();
+    (status, content_type, policy, response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn the_page_and_its_assets_are_served_from_the_binary_and_load_nothing_from_elsewhere() {
+    let server = TestServer::start(|s| s.prefix = "/ocr".into()).await;
+    for path in ["/", "/demo"] {
+        let (status, content_type, policy, body) = fetch(&server, path).await;
+        assert_eq!(status, 200);
+        assert_eq!(content_type, "text/html; charset=utf-8");
+        assert!(policy.starts_with("default-src 'none'"), "{policy}");
+        assert!(policy.contains("connect-src 'self'"), "{policy}");
+        // The page calls the API under the configured prefix.
+        assert!(body.contains(r#"<meta name="hawiya-prefix" content="/ocr">"#));
+        assert!(body.contains(r#"<select id="id-type""#));
+    }
+    let (status, content_type, _, script) = fetch(&server, "/demo/demo.js").await;
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "text/javascript; charset=utf-8")
+    );
+    assert!(script.contains("overlay=true"));
+    let (status, content_type, _, _) = fetch(&server, "/demo/demo.css").await;
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "text/css; charset=utf-8")
+    );
+}
+
+#[tokio::test]
+async fn no_demo_leaves_the_page_unserved() {
+    let server = TestServer::start(|s| s.demo = false).await;
+    for path in ["/", "/demo", "/demo/demo.js"] {
+        server.get(path).await.assert_error(404, "NOT_FOUND");
+    }
+    // The API is unaffected.
+    assert_eq!(server.upload(KEY, None, image("")).await.status, 200);
 }

@@ -58,6 +58,9 @@ pub struct ServeArgs {
     /// Credits of a key first seen through HAWIYA_API_KEYS (the free tier).
     #[arg(long, env = "HAWIYA_FREE_CREDITS", default_value_t = FREE_TIER_CREDITS)]
     pub free_credits: u64,
+    /// Do not serve the demo page at / and /demo.
+    #[arg(long, env = "HAWIYA_NO_DEMO")]
+    pub no_demo: bool,
     #[command(flatten)]
     pub paths: KeyPaths,
 }
@@ -79,6 +82,8 @@ pub struct Settings {
     pub credits_db: PathBuf,
     /// How long an upload refused for a full queue is told to wait.
     pub retry_after: Duration,
+    /// Whether the demo page is served at `/` and `/demo`.
+    pub demo: bool,
 }
 
 impl Settings {
@@ -98,6 +103,7 @@ impl Settings {
             keys_file: data_dir.join("keys.toml"),
             credits_db: data_dir.join("credits.redb"),
             retry_after: Duration::from_secs(2),
+            demo: true,
         }
     }
 }
@@ -131,6 +137,7 @@ impl From<ServeArgs> for Settings {
             keys_file: args.paths.keys_file(),
             credits_db: args.paths.credits_db(),
             retry_after: Duration::from_secs(2),
+            demo: !args.no_demo,
         }
     }
 }
@@ -189,5 +196,7 @@ mod tests {
         assert_eq!(settings.blocked_wait, Duration::from_secs(5));
         assert_eq!(settings.max_file_bytes, 10_485_760);
         assert_eq!(settings.keys_file, PathBuf::from("hawiya-data/keys.toml"));
+        assert!(settings.demo);
+        assert!(!Settings::from(Cli::parse_from(["hawiya", "--no-demo"]).serve).demo);
     }
 }

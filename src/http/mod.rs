@@ -7,6 +7,7 @@
 mod auth;
 mod bodies;
 mod config;
+mod demo;
 mod error;
 mod id_type;
 mod jobs;
@@ -97,7 +98,13 @@ pub enum ServeError {
 
 fn router(app: Arc<AppState>) -> Router {
     let prefix = &app.settings.prefix;
+    let page = if app.settings.demo {
+        demo::routes(prefix)
+    } else {
+        Router::new()
+    };
     Router::new()
+        .merge(page)
         .route(
             &format!("{prefix}/uploadImage"),
             // The upload enforces its own streaming limit (see multipart.rs).
