@@ -44,11 +44,9 @@ impl FontSet {
 
 impl std::fmt::Display for FontSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            FontSet::Training => "training",
-            FontSet::HeldOut => "held-out",
-            FontSet::All => "all",
-        })
+        use clap::ValueEnum;
+        let value = self.to_possible_value().expect("every set is a value");
+        f.write_str(value.get_name())
     }
 }
 
