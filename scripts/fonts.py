@@ -21,6 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 INVENTORY = ROOT / "fonts" / "families.toml"
+# The fontTools and Brotli that convert and merge the npm fonts.
+FONTTOOLS = "4.68.0"
+BROTLI = "1.2.1"
 # The @fontsource weight each slot of a family is built from.
 NPM_WEIGHTS = {"regular": 400, "bold": 700}
 
@@ -70,21 +73,16 @@ def debian_file(package: str, file: str) -> Path:
     sys.exit(f"fonts: package {package} has no file {file}")
 
 
-def font_tools(cache: Path):
-    """fontTools with WOFF2 support: the interpreter's own, or a private venv's."""
-    try:
-        import brotli  # noqa: F401
-        import fontTools  # noqa: F401
-
-        return sys.executable
-    except ImportError:
-        pass
+def font_tools(cache: Path) -> str:
+    """A Python with fontTools and WOFF2 support, pinned so that the same inventory
+    gives the same font files: a private virtual environment beside the cache."""
     venv = cache.parent / "fonttools-venv"
     python = venv / "bin" / "python3"
-    if not python.exists():
-        print(f"fonts: installing fonttools and brotli into {venv}", flush=True)
+    check = [str(python), "-c", f"import brotli, fontTools; assert fontTools.version == {FONTTOOLS!r}"]
+    if not python.exists() or subprocess.run(check, capture_output=True).returncode != 0:
+        print(f"fonts: installing fonttools {FONTTOOLS} and brotli into {venv}", flush=True)
         run([sys.executable, "-m", "venv", str(venv)])
-        run([str(python), "-m", "pip", "install", "-q", "fonttools", "brotli"])
+        run([str(python), "-m", "pip", "install", "-q", f"fonttools=={FONTTOOLS}", f"brotli=={BROTLI}"])
     return str(python)
 
 
@@ -96,13 +94,19 @@ from fontTools.merge import Merger
 from fontTools.ttLib import TTFont
 out, *woff2 = sys.argv[1:]
 ttfs = []
+# Timestamps stay as the package has them: the same package, the same bytes.
 for i, path in enumerate(woff2):
-    font = TTFont(path)
+    font = TTFont(path, recalcTimestamp=False)
     font.flavor = None
     ttf = f"{out}.{i}.ttf"
     font.save(ttf)
     ttfs.append(ttf)
-merged = Merger().merge(ttfs) if len(ttfs) > 1 else TTFont(ttfs[0])
+first = TTFont(ttfs[0], recalcTimestamp=False)
+merged = Merger().merge(ttfs) if len(ttfs) > 1 else first
+# The merger stamps the time of the merge; keep the package's.
+merged["head"].created = first["head"].created
+merged["head"].modified = first["head"].modified
+merged.recalcTimestamp = False
 merged.save(out)
 """
 
