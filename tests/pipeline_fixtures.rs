@@ -8,13 +8,13 @@
 use std::path::{Path, PathBuf};
 
 use hawiya::pipeline::classify::Classifier;
-use hawiya::pipeline::cli::{TruthRecord, corner_error, read_truth};
 use hawiya::pipeline::decode::{DecodeLimits, decode};
 use hawiya::pipeline::locate::{LocateConfig, locate};
 use hawiya::pipeline::post::{LineReading, Readings, post_process};
 use hawiya::pipeline::read::cut_lines;
 use hawiya::pipeline::warp::{Quad, warp_gray};
 use hawiya::pipeline::{CARD_WIDTH, regions};
+use hawiya::synth::dataset::TruthRecord;
 use image::{GrayImage, RgbImage, imageops};
 use proptest::prelude::*;
 
@@ -56,16 +56,16 @@ fn card(image: &RgbImage, quad: &Quad, kind: hawiya::domain::DocumentKind) -> Gr
 #[test]
 fn fixtures_are_located_classified_and_read_back_to_their_records() {
     let classifier = classifier();
-    let records = read_truth(&fixtures()).unwrap();
+    let records = TruthRecord::read_all(&fixtures()).unwrap();
     assert!(records.len() >= 3);
     for record in &records {
         let image = image_of(record);
         let (kind, quad) = read_outline(&image, &classifier);
         assert_eq!(kind, record.kind, "{}", record.file);
-        let truth = record.quad_in(image.width(), image.height());
+        let truth = Quad::from_xy(record.corners_in(image.width(), image.height()));
         let width = truth.corners[0].distance(truth.corners[1]);
         assert!(
-            corner_error(&quad, &truth) < 0.04 * width,
+            quad.corner_error(&truth) < 0.04 * width,
             "{}: {quad:?} vs {truth:?}",
             record.file
         );
@@ -73,7 +73,7 @@ fn fixtures_are_located_classified_and_read_back_to_their_records() {
         // Every printed field is found, and the truth read from those lines gives
         // the document's records. (The phone-photo fixture is only located and
         // classified: its small card loses lines, see the README's eval table.)
-        if record.capture.mode == "photo" {
+        if record.capture.mode() == "photo" {
             continue;
         }
         let crops = cut_lines(&card(&image, &quad, kind), &regions(kind));
@@ -126,7 +126,7 @@ proptest! {
     #[test]
     fn turning_the_upload_gives_the_same_card(index in 0usize..4, turns in 1u8..4) {
         let classifier = classifier();
-        let records: Vec<TruthRecord> = read_truth(&fixtures()).unwrap();
+        let records: Vec<TruthRecord> = TruthRecord::read_all(&fixtures()).unwrap();
         let record = &records[index % records.len()];
         let image = image_of(record);
         let (kind, quad) = read_outline(&image, &classifier);
@@ -246,6 +246,8 @@ fn a_phone_cameras_full_size_photo_is_read_like_the_same_photo_at_the_tuned_size
         trace.classification.map(|c| c.kind)
     );
     let (quad, large_quad) = (trace.quad.unwrap(), large_trace.quad.unwrap());
-    let error = corner_error(&large_quad.scaled(image.width() as f32 / 4032.0), &quad);
+    let error = large_quad
+        .scaled(image.width() as f32 / 4032.0)
+        .corner_error(&quad);
     assert!(error < 0.01 * quad.width(), "corners {error:.1} px apart");
 }

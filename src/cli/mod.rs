@@ -4,6 +4,7 @@
 
 mod extract;
 mod serve;
+mod train_classifier;
 
 use std::process::ExitCode;
 
@@ -38,7 +39,7 @@ pub enum Command {
     /// Fit the recognizer's confidence calibration on held-out labelled crops.
     Calibrate(CalibrateArgs),
     /// Train the document kind/side classifier on generator output.
-    TrainClassifier(crate::pipeline::cli::TrainClassifierArgs),
+    TrainClassifier(train_classifier::TrainClassifierArgs),
 }
 
 impl Command {
@@ -51,7 +52,7 @@ impl Command {
             Command::Extract(args) => return args.run(),
             Command::Eval(args) => crate::eval::run(args),
             Command::Calibrate(args) => crate::recognizer::cli::run_calibrate(args),
-            Command::TrainClassifier(args) => crate::pipeline::cli::run_train_classifier(args),
+            Command::TrainClassifier(args) => train_classifier::run(args),
         };
         done.map(|()| ExitCode::SUCCESS)
     }

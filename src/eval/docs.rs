@@ -15,7 +15,6 @@ use serde::Serialize;
 
 use crate::domain::arabic::fold;
 use crate::pipeline::classify::Classifier;
-use crate::pipeline::cli::{TruthLine, TruthRecord, corner_error, read_truth};
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::find::find_document;
 use crate::pipeline::locate::LocateConfig;
@@ -25,7 +24,8 @@ use crate::pipeline::read::{LineCrop, cut_lines};
 use crate::pipeline::rectify::rectify;
 use crate::pipeline::warp::{Homography, Point, Quad};
 use crate::pipeline::{CARD_WIDTH, PipelineOptions, regions};
-use crate::synth::cli::{LabelsWriter, write_png};
+use crate::synth::dataset::{TruthLine, TruthRecord};
+use crate::synth::labels::{LabelsWriter, LineLabel, write_png};
 use crate::synth::render::{FontSet, Inventory};
 
 #[derive(Debug, clap::Args)]
@@ -72,7 +72,7 @@ impl DocsArgs {
     /// The truth records of `dir` printed in the `fonts` families, at most `limit`.
     fn records(&self) -> anyhow::Result<Vec<TruthRecord>> {
         let mut records = Vec::new();
-        for record in read_truth(&self.dir)? {
+        for record in TruthRecord::read_all(&self.dir)? {
             if self
                 .fonts
                 .admits(record.font.as_deref())
@@ -128,7 +128,7 @@ const WIDTH_BANDS: [u32; 4] = [0, 300, 500, 700];
 
 /// The documents of a group whose card is `min_px` wide or more, and narrower
 /// than the next band's bound when there is one, either strongly blurred by the
-/// generator or not ([`crate::pipeline::cli::CaptureInfo::strongly_blurred`]).
+/// generator or not ([`crate::synth::capture::CaptureParams::strongly_blurred`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct WidthBand {
     pub min_px: u32,
@@ -253,8 +253,8 @@ impl OutlineMatch {
     fn new(found: &Quad, truth: &Quad) -> OutlineMatch {
         let width = truth.corners[0].distance(truth.corners[1]).max(1.0);
         let (up, down) = (
-            corner_error(found, truth),
-            corner_error(&found.turned(2), truth),
+            found.corner_error(truth),
+            found.turned(2).corner_error(truth),
         );
         OutlineMatch {
             error: up.min(down) / width,
@@ -283,7 +283,7 @@ fn geometry(
         timings.push((stage, now - last));
         last = now;
     };
-    let group = format!("{}/{}", record.kind, record.capture.mode);
+    let group = format!("{}/{}", record.kind, record.capture.mode());
     let mut outcome = Outcome {
         group,
         kind_correct: false,
@@ -305,7 +305,7 @@ fn geometry(
         }
     };
     lap("decode", &mut timings);
-    let truth = record.quad_in(image.width(), image.height());
+    let truth = Quad::from_xy(record.corners_in(image.width(), image.height()));
     let Some(found) = find_document(&image, &LocateConfig::default(), classifier, |_| ()) else {
         outcome.error = Some("NO_DOCUMENT_FOUND".into());
         outcome.timings = timings;
@@ -332,12 +332,12 @@ fn full(
 ) -> anyhow::Result<Outcome> {
     let bytes = std::fs::read(dir.join(&record.file))?;
     let (result, trace) = pipeline.run(&bytes, None);
-    let group = format!("{}/{}", record.kind, record.capture.mode);
+    let group = format!("{}/{}", record.kind, record.capture.mode());
     let kind_correct = trace.classification.is_some_and(|c| c.kind == record.kind);
     // The truth outline is in raster pixels; the trace's quad in the decoded image's.
     let matched = trace.quad.map(|quad| {
         let (w, h) = trace.image_size.unwrap_or((record.width, record.height));
-        OutlineMatch::new(&quad, &record.quad_in(w, h))
+        OutlineMatch::new(&quad, &Quad::from_xy(record.corners_in(w, h)))
     });
     let (located, upright) = matched.map_or((false, false), |m| m.verdict(tolerance));
     let (error, flow_a_exact, confidence) = match result {
@@ -480,7 +480,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         let band = band_tallies
             .entry((
                 outcome.group.clone(),
-                WidthBand::of(record.card_width_px()),
+                WidthBand::of(Quad::from_xy(record.corners).width()),
                 record.capture.strongly_blurred(),
             ))
             .or_default();
@@ -662,7 +662,7 @@ fn cut_with_true_outline<'a>(
     let image = decode::decode(&bytes, &DecodeLimits::default())
         .map_err(|e| anyhow::anyhow!("{}: {e}", record.file))?
         .image;
-    let truth = record.quad_in(image.width(), image.height());
+    let truth = Quad::from_xy(record.corners_in(image.width(), image.height()));
     let (sx, sy) = (
         image.width() as f32 / record.width as f32,
         image.height() as f32 / record.height as f32,
@@ -769,7 +769,12 @@ fn export_lines(args: &DocsArgs, out: &std::path::Path) -> anyhow::Result<()> {
             }
             let file = format!("{stem}-{i:02}.png");
             write_png(&out.join(&file), &cut.crops[i].image)?;
-            labels.add(&file, &line.text, line.category, line.font.as_deref())?;
+            labels.add(&LineLabel {
+                file,
+                text: line.text.clone(),
+                category: line.category,
+                font: line.font.clone(),
+            })?;
             written += 1;
         }
     }
@@ -918,7 +923,6 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recognizer::eval::read_labels;
 
     #[test]
     fn card_widths_fall_in_their_bands() {
@@ -927,22 +931,6 @@ mod tests {
             .map(WidthBand::of)
             .collect();
         assert_eq!(bands, [0, 0, 1, 1, 2, 2, 3, 3]);
-    }
-
-    #[test]
-    fn a_photo_counts_as_strongly_blurred_by_the_generators_record() {
-        let capture = |json: &str| -> crate::pipeline::cli::CaptureInfo {
-            serde_json::from_str(json).unwrap()
-        };
-        assert!(!capture(r#"{"mode":"scan","dpi":300}"#).strongly_blurred());
-        let photo = r#"{"mode":"photo","motion_blur_px":MB,"focus_blur_sigma":FB}"#;
-        let blurred = |mb: &str, fb: &str| {
-            capture(&photo.replace("MB", mb).replace("FB", fb)).strongly_blurred()
-        };
-        assert!(!blurred("0.0", "0.55"));
-        assert!(!blurred("3.5", "0.0"));
-        assert!(blurred("4.5", "0.0"));
-        assert!(blurred("0.0", "1.2"));
     }
 
     #[test]
@@ -962,14 +950,14 @@ mod tests {
             export_lines: Some(out.clone()),
         };
         export_lines(&args, &out).unwrap();
-        let printed: Vec<(String, crate::layout::LineCategory)> = read_truth(&dir)
+        let printed: Vec<(String, crate::layout::LineCategory)> = TruthRecord::read_all(&dir)
             .unwrap()
             .into_iter()
             .flat_map(|r| r.lines)
             .filter(|l| l.key.is_some() && !l.text.trim().is_empty())
             .map(|l| (l.text, l.category))
             .collect();
-        let labels = read_labels(&out).unwrap();
+        let labels = LineLabel::read_all(&out).unwrap();
         assert!(
             labels.len() * 10 >= printed.len() * 8,
             "{} of {} printed lines exported",

@@ -1,8 +1,7 @@
 //! `hawiya eval`: accuracy and latency of the recognizer and of the pipeline.
 
 pub mod docs;
-
-use crate::recognizer::cli::{EvalArgs as RecognizerEvalArgs, EvalCommand, EvalLinesArgs};
+pub mod lines;
 
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
@@ -14,16 +13,14 @@ pub struct EvalArgs {
 pub enum EvalTarget {
     /// Per-category CER and exact-line rate of the recognizer on labelled crops
     /// (`hawiya synth --lines` output; use a seed never used in training).
-    Lines(EvalLinesArgs),
+    Lines(lines::EvalLinesArgs),
     /// Whole documents of a `hawiya synth` folder (truth.jsonl) through the pipeline.
     Docs(docs::DocsArgs),
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     match args.target {
-        EvalTarget::Lines(args) => crate::recognizer::cli::run_eval(RecognizerEvalArgs {
-            what: EvalCommand::Lines(args),
-        }),
+        EvalTarget::Lines(args) => lines::run(args),
         EvalTarget::Docs(args) => docs::run(args),
     }
 }

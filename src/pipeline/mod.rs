@@ -4,7 +4,6 @@
 //! them through the recognizer's batcher → post-process and validate per kind.
 
 pub mod classify;
-pub mod cli;
 pub mod decode;
 mod engine;
 mod extraction;

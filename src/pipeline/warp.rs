@@ -45,6 +45,22 @@ impl Quad {
         }
     }
 
+    /// The outline with `corners` given as `[x, y]` pairs, in reading order.
+    pub fn from_xy(corners: [[f32; 2]; 4]) -> Quad {
+        Quad {
+            corners: corners.map(|[x, y]| Point::new(x, y)),
+        }
+    }
+
+    /// The largest distance between a corner and the same corner of `other`.
+    pub fn corner_error(&self, other: &Quad) -> f32 {
+        self.corners
+            .iter()
+            .zip(&other.corners)
+            .map(|(p, q)| p.distance(*q))
+            .fold(0.0, f32::max)
+    }
+
     /// The same outline read after turning the document by `quarter_turns` × 90°
     /// clockwise: the corner that becomes top-left moves to the front.
     pub fn turned(self, quarter_turns: u8) -> Quad {

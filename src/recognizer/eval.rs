@@ -5,44 +5,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::decode::{DecodeOptions, Reading};
 use super::reader::Recognizer;
 use crate::layout::LineCategory;
+use crate::synth::labels::LineLabel;
 use crate::synth::render::{FontSet, Inventory};
-
-/// One line of `labels.jsonl`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct LineLabel {
-    pub file: String,
-    pub text: String,
-    pub category: LineCategory,
-    /// The font family the line is printed in (absent from folders written before
-    /// the generator recorded it, and from crops of other origins).
-    #[serde(default)]
-    pub font: Option<String>,
-}
-
-pub fn read_labels(dir: &Path) -> anyhow::Result<Vec<LineLabel>> {
-    let path = dir.join("labels.jsonl");
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, l)| {
-            serde_json::from_str(l).with_context(|| format!("{}:{}", path.display(), i + 1))
-        })
-        .collect()
-}
-
-/// The grey crop `label` names in `dir`.
-pub fn read_crop(dir: &Path, label: &LineLabel) -> anyhow::Result<image::GrayImage> {
-    let path = dir.join(&label.file);
-    let image = image::open(&path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(image.to_luma8())
-}
 
 /// Levenshtein distance over characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {
@@ -344,7 +313,7 @@ pub fn evaluate(
     batch_size: usize,
 ) -> anyhow::Result<(Report, Vec<(LineLabel, Reading)>)> {
     let mut labels = Vec::new();
-    for label in read_labels(dir)? {
+    for label in LineLabel::read_all(dir)? {
         if fonts
             .admits(label.font.as_deref())
             .with_context(|| format!("{}: {}", dir.display(), label.file))?
@@ -359,7 +328,7 @@ pub fn evaluate(
     );
     let inputs = labels
         .iter()
-        .map(|l| Ok(recognizer.prepare(&read_crop(dir, l)?)))
+        .map(|l| Ok(recognizer.prepare(&l.crop(dir)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut order: Vec<usize> = (0..labels.len()).collect();
     order.sort_by_key(|&i| inputs[i].width);

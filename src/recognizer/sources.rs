@@ -9,9 +9,9 @@ use image::GrayImage;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::eval::{read_crop, read_labels};
 use super::train::LineSource;
 use crate::synth::LineGenerator;
+use crate::synth::labels::LineLabel;
 use crate::synth::render::FontSet;
 
 impl LineSource for LineGenerator {
@@ -33,7 +33,7 @@ impl LabelledCrops {
     pub fn load(dirs: &[PathBuf]) -> anyhow::Result<LabelledCrops> {
         let mut crops = Vec::new();
         for dir in dirs {
-            for label in read_labels(dir)? {
+            for label in LineLabel::read_all(dir)? {
                 let font = label.font.as_deref();
                 anyhow::ensure!(
                     font.is_none() || FontSet::Training.admits(font)?,
@@ -43,7 +43,7 @@ impl LabelledCrops {
                     label.file,
                     font.unwrap_or_default()
                 );
-                crops.push((read_crop(dir, &label)?, label.text));
+                crops.push((label.crop(dir)?, label.text));
             }
         }
         anyhow::ensure!(!crops.is_empty(), "no labelled crops in {dirs:?}");
@@ -122,28 +122,33 @@ mod tests {
     fn labelled_crops_load_a_folder_and_cover_it() {
         let dir = std::env::temp_dir().join(format!("hawiya-crops-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut labels = crate::synth::cli::LabelsWriter::create(&dir).unwrap();
+        let mut labels = crate::synth::labels::LabelsWriter::create(&dir).unwrap();
         for (i, text) in ["١٢٣", "AB"].iter().enumerate() {
             let file = format!("{i}.png");
-            crate::synth::cli::write_png(&dir.join(&file), &GrayImage::new(4 + i as u32, 3))
+            crate::synth::labels::write_png(&dir.join(&file), &GrayImage::new(4 + i as u32, 3))
                 .unwrap();
             labels
-                .add(&file, text, crate::layout::LineCategory::Other, None)
+                .add(&LineLabel {
+                    file,
+                    text: text.to_string(),
+                    category: crate::layout::LineCategory::Other,
+                    font: None,
+                })
                 .unwrap();
         }
         labels.finish().unwrap();
         let crops = LabelledCrops::load(std::slice::from_ref(&dir)).unwrap();
         let held_out = dir.join("held-out");
         std::fs::create_dir_all(&held_out).unwrap();
-        let mut labels = crate::synth::cli::LabelsWriter::create(&held_out).unwrap();
-        crate::synth::cli::write_png(&held_out.join("0.png"), &GrayImage::new(4, 3)).unwrap();
+        let mut labels = crate::synth::labels::LabelsWriter::create(&held_out).unwrap();
+        crate::synth::labels::write_png(&held_out.join("0.png"), &GrayImage::new(4, 3)).unwrap();
         labels
-            .add(
-                "0.png",
-                "١٢٣",
-                crate::layout::LineCategory::Other,
-                Some("Lateef"),
-            )
+            .add(&LineLabel {
+                file: "0.png".into(),
+                text: "١٢٣".into(),
+                category: crate::layout::LineCategory::Other,
+                font: Some("Lateef".into()),
+            })
             .unwrap();
         labels.finish().unwrap();
         let refused = LabelledCrops::load(&[held_out]).err().unwrap().to_string();

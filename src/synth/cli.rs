@@ -1,21 +1,18 @@
 //! `hawiya synth`: writes synthetic documents with their truth, or text-line crops
 //! with their transcripts.
 
-use std::fs::{self, File};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::fs;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use rayon::prelude::*;
-use serde::Serialize;
 
 use crate::domain::DocumentKind;
-use crate::layout::LineCategory;
 use crate::synth::LineGenerator;
 use crate::synth::LineSample;
 use crate::synth::capture::CaptureMode;
+use crate::synth::labels::{LabelsWriter, LineLabel, write_png};
 use crate::synth::render::{FontDirArgs, FontSet};
 use crate::synth::texts::LineTexts;
 use crate::synth::texts::forms::FormTally;
@@ -98,56 +95,6 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     }
 }
 
-#[derive(Serialize)]
-struct LineLabel<'a> {
-    file: &'a str,
-    text: &'a str,
-    category: LineCategory,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    font: Option<&'a str>,
-}
-
-/// `labels.jsonl` of a line-crop folder (the format `hawiya eval lines` and the
-/// trainer read), written beside the crops.
-pub struct LabelsWriter {
-    out: BufWriter<File>,
-}
-
-impl LabelsWriter {
-    pub fn create(dir: &Path) -> anyhow::Result<LabelsWriter> {
-        let path = dir.join("labels.jsonl");
-        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        Ok(LabelsWriter {
-            out: BufWriter::new(file),
-        })
-    }
-
-    /// One crop's label; `font` is the family it is printed in, when known.
-    pub fn add(
-        &mut self,
-        file: &str,
-        text: &str,
-        category: LineCategory,
-        font: Option<&str>,
-    ) -> anyhow::Result<()> {
-        serde_json::to_writer(
-            &mut self.out,
-            &LineLabel {
-                file,
-                text,
-                category,
-                font,
-            },
-        )?;
-        self.out.write_all(b"\n")?;
-        Ok(())
-    }
-
-    pub fn finish(mut self) -> anyhow::Result<()> {
-        Ok(self.out.flush()?)
-    }
-}
-
 /// Crops per parallel batch: bounds memory while keeping both cores busy.
 const LINE_BATCH: u64 = 2048;
 
@@ -172,10 +119,15 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
             .collect();
         for item in written {
             let (file, sample) = item?;
-            labels.add(&file, &sample.text, sample.category, Some(sample.font))?;
             if args.tally {
                 tally.add(&sample.text);
             }
+            labels.add(&LineLabel {
+                file,
+                text: sample.text,
+                category: sample.category,
+                font: Some(sample.font.to_owned()),
+            })?;
         }
         done += batch_end - batch_start;
         batch_start = batch_end;
@@ -191,15 +143,5 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
     if args.tally {
         print!("{tally}");
     }
-    Ok(())
-}
-
-pub fn write_png(path: &Path, image: &image::GrayImage) -> anyhow::Result<()> {
-    let file =
-        BufWriter::new(File::create(path).with_context(|| format!("creating {}", path.display()))?);
-    let encoder = PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Sub);
-    image
-        .write_with_encoder(encoder)
-        .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! Synthetic documents with their truth: identity → layout rendering → capture, and
-//! the `truth.jsonl` record of each image.
+//! the `truth.jsonl` record of each image ([`TruthRecord`], written here and read by
+//! `hawiya eval docs` and `hawiya train-classifier`).
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -11,7 +12,7 @@ use anyhow::Context;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::domain::DocumentKind;
 use crate::layout;
@@ -26,14 +27,16 @@ use crate::synth::{SynthDocument, identity};
 const DOCUMENT_STREAM_DOMAIN: u64 = 0xD0C5_0000_0000_0000;
 
 /// One printed line in the output image.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TruthLine {
     /// Field key (`layouts/<kind>.toml`); `None` for fixed texts.
     pub key: Option<String>,
     pub text: String,
     pub category: LineCategory,
-    /// The font family it is printed in (`fonts/families.toml`).
-    pub font: &'static str,
+    /// The font family it is printed in (`fonts/families.toml`; absent from
+    /// folders written before the generator recorded it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub font: Option<String>,
     /// The line's box corners in image pixels (top-left, top-right, bottom-right,
     /// bottom-left in card orientation), after the capture's warp.
     pub quad: [[f32; 2]; 4],
@@ -42,20 +45,23 @@ pub struct TruthLine {
 }
 
 /// One line of `truth.jsonl`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TruthRecord {
     pub file: String,
     pub index: u64,
     pub kind: DocumentKind,
-    pub side: &'static str,
+    /// `front` or `back` ([`DocumentKind::side`]).
+    pub side: String,
     pub capture: CaptureParams,
     pub width: u32,
     pub height: u32,
     /// The document's corners in image pixels: card top-left, top-right,
     /// bottom-right, bottom-left (so the orientation is recoverable).
     pub corners: [[f32; 2]; 4],
-    /// The Arabic font family the fields are printed in (`fonts/families.toml`).
-    pub font: &'static str,
+    /// The Arabic font family the fields are printed in (`fonts/families.toml`;
+    /// absent from folders written before the generator recorded it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub font: Option<String>,
     /// Every printed field line.
     pub lines: Vec<TruthLine>,
     /// Fixed headers and labels.
@@ -64,6 +70,37 @@ pub struct TruthRecord {
     pub fields: BTreeMap<String, String>,
     pub flow_a: FlowAFields,
     pub flow_b: FlowBData,
+}
+
+/// The name of the truth file in a document folder.
+pub const TRUTH_FILE: &str = "truth.jsonl";
+
+impl TruthRecord {
+    /// Every record of `dir/truth.jsonl`, in file order.
+    pub fn read_all(dir: &Path) -> anyhow::Result<Vec<TruthRecord>> {
+        let path = dir.join(TRUTH_FILE);
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .enumerate()
+            .map(|(i, line)| {
+                serde_json::from_str(line)
+                    .with_context(|| format!("{}: line {}", path.display(), i + 1))
+            })
+            .collect()
+    }
+
+    /// The document's corners in the pixels of an image `image_width` x
+    /// `image_height` (a rasterised PDF page may be scaled from the raster the truth
+    /// describes).
+    pub fn corners_in(&self, image_width: u32, image_height: u32) -> [[f32; 2]; 4] {
+        let (sx, sy) = (
+            image_width as f32 / self.width as f32,
+            image_height as f32 / self.height as f32,
+        );
+        self.corners.map(|[x, y]| [x * sx, y * sy])
+    }
 }
 
 /// A synthetic document image with its truth.
@@ -105,12 +142,12 @@ pub fn synthesize(
         file: format!("{index:06}.{}", captured.extension),
         index,
         kind,
-        side: kind.side(),
+        side: kind.side().to_owned(),
         capture: captured.params,
         width,
         height,
         corners,
-        font: card.font,
+        font: Some(card.font.to_owned()),
         lines: card.fields.iter().map(to_truth).collect(),
         fixed: card.fixed.iter().map(to_truth).collect(),
         fields: document.fields.clone(),
@@ -143,7 +180,7 @@ fn truth_line(line: &PrintedLine, h: &Homography, width: u32, height: u32) -> Tr
         key: line.key.clone(),
         text: line.text.clone(),
         category: line.category,
-        font: line.font,
+        font: Some(line.font.to_owned()),
         quad,
         bbox,
     }
@@ -163,7 +200,7 @@ pub fn write_documents(
     n: u64,
 ) -> anyhow::Result<()> {
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let truth_path = out.join("truth.jsonl");
+    let truth_path = out.join(TRUTH_FILE);
     let mut truth = BufWriter::new(
         File::create(&truth_path).with_context(|| format!("creating {}", truth_path.display()))?,
     );

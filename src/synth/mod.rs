@@ -7,6 +7,7 @@ pub mod dataset;
 pub mod degrade;
 mod document;
 pub mod identity;
+pub mod labels;
 pub mod lines;
 pub mod render;
 pub mod texts;

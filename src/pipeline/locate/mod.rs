@@ -1354,17 +1354,12 @@ pub(crate) mod tests {
         })
     }
 
+    /// The corner error up to a half turn, which the classifier decides.
     pub(crate) fn corner_error(found: &Quad, truth: &[Point; 4]) -> f32 {
-        // Up to a half turn, which the classifier decides.
-        [found.corners, found.turned(2).corners]
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .zip(truth)
-                    .map(|(a, b)| a.distance(*b))
-                    .fold(0.0, f32::max)
-            })
-            .fold(f32::INFINITY, f32::min)
+        let truth = Quad { corners: *truth };
+        found
+            .corner_error(&truth)
+            .min(found.turned(2).corner_error(&truth))
     }
 
     #[test]

@@ -32,12 +32,33 @@ pub enum CaptureMode {
 }
 
 /// The parameters a capture was drawn with (written to the truth).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum CaptureParams {
     Scan(ScanParams),
     Photo(PhotoParams),
     Pdf(PdfParams),
+}
+
+impl CaptureParams {
+    /// `scan`, `photo` or `pdf`, as the truth writes the mode.
+    pub fn mode(&self) -> &'static str {
+        match self {
+            CaptureParams::Scan(_) => "scan",
+            CaptureParams::Photo(_) => "photo",
+            CaptureParams::Pdf(_) => "pdf",
+        }
+    }
+
+    /// Whether the photo was blurred strongly: motion over 4 px or focus sigma over
+    /// 1 px, the upper halves of the generator's ranges (2 to 9 px, 0.6 to 2 px),
+    /// which smear a small card's print beyond reading. Scans never are.
+    pub fn strongly_blurred(&self) -> bool {
+        match self {
+            CaptureParams::Photo(p) => p.motion_blur_px >= 4.0 || p.focus_blur_sigma >= 1.0,
+            CaptureParams::Scan(_) | CaptureParams::Pdf(_) => false,
+        }
+    }
 }
 
 /// An encoded capture and where the card went in it.
@@ -97,5 +118,33 @@ impl CapturePlan {
             CapturePlan::Pdf(plan) => pdf::capture(plan, card, rng),
             CapturePlan::Photo(plan) => photo::capture(plan, card, rng),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_photo_counts_as_strongly_blurred_by_its_recorded_parameters() {
+        let capture = |json: &str| -> CaptureParams { serde_json::from_str(json).unwrap() };
+        let scan = r#"{"mode":"scan","dpi":300,"rotation_deg":0.0,"quarter_turns":0,
+            "margins":[0,0,0,0],"blur_sigma":2.0,"noise_sigma":0.0,"jpeg_quality":null}"#;
+        assert_eq!(capture(scan).mode(), "scan");
+        assert!(!capture(scan).strongly_blurred());
+        let photo = r#"{"mode":"photo","width":800,"height":600,"surface":"cloth",
+            "rotation_deg":0.0,"perspective":0.0,"light_range":[1.0,1.0],"glare":null,
+            "motion_blur_px":MB,"focus_blur_sigma":FB,"noise_sigma":0.0,"jpeg_quality":90}"#;
+        let blurred = |mb: &str, fb: &str| {
+            capture(&photo.replace("MB", mb).replace("FB", fb)).strongly_blurred()
+        };
+        assert_eq!(
+            capture(&photo.replace("MB", "0").replace("FB", "0")).mode(),
+            "photo"
+        );
+        assert!(!blurred("0.0", "0.55"));
+        assert!(!blurred("3.5", "0.0"));
+        assert!(blurred("4.5", "0.0"));
+        assert!(blurred("0.0", "1.2"));
     }
 }

@@ -4,14 +4,14 @@
 use std::fmt::Write as _;
 
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::scan::{ScanParams, ScanPlan, scan_raster};
 use super::{CaptureParams, Captured};
 use crate::synth::degrade;
 use crate::synth::render::RenderedCard;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PdfParams {
     /// The embedded scan (truth coordinates are pixels of this image).
     pub scan: ScanParams,

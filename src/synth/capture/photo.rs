@@ -4,7 +4,7 @@
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::geometry::{Homography, Shadow, composite_card};
 use super::surface::{Surface, ValueNoise, surface};
@@ -58,7 +58,7 @@ impl PhotoPlan {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PhotoParams {
     pub width: u32,
     pub height: u32,
@@ -72,7 +72,9 @@ pub struct PhotoParams {
     /// Glare spot `[x, y, radius, strength]` in photo pixels, if any.
     pub glare: Option<[f32; 4]>,
     pub motion_blur_px: f32,
-    /// Direction of the motion blur, degrees from the image's x axis (0 when none).
+    /// Direction of the motion blur, degrees from the image's x axis (0 when none;
+    /// absent from truth written before it was recorded).
+    #[serde(default)]
     pub motion_blur_angle_deg: f32,
     pub focus_blur_sigma: f32,
     pub noise_sigma: f32,

@@ -6,7 +6,7 @@ use std::f64::consts::FRAC_PI_2;
 use image::RgbImage;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::geometry::{Homography, Shadow, composite_card};
 use super::surface::ValueNoise;
@@ -36,7 +36,7 @@ impl ScanPlan {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScanParams {
     pub dpi: u32,
     /// Small skew, degrees (positive = clockwise).

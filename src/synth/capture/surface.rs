@@ -46,7 +46,7 @@ impl ValueNoise {
 }
 
 /// The kind of surface behind a photographed card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Surface {
     Wood,

@@ -48,6 +48,8 @@ impl PrintStyle {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::transliterate::transliterate;
+    use crate::domain::vocab::names::{latin_of, tables};
 
     #[test]
     fn applies_each_habit() {
@@ -64,5 +66,36 @@ mod tests {
             PrintStyle::default().apply("أحمد علي عبد العزيز"),
             "أحمد علي عبد العزيز"
         );
+    }
+
+    /// Every listed name transliterates to its own Latin spelling, however a card
+    /// spells it, so generated Latin names and the pipeline's `_en` fields agree.
+    #[test]
+    fn every_name_transliterates_to_its_listed_spelling_in_every_print_style() {
+        let t = tables();
+        let mut clashes = Vec::new();
+        for name in t.male.all.iter().chain(&t.female.all).chain(&t.family.all) {
+            if latin_of(name.arabic) != Some(name.latin) {
+                clashes.push(format!(
+                    "{} {} vs {:?}",
+                    name.arabic,
+                    name.latin,
+                    latin_of(name.arabic)
+                ));
+                continue;
+            }
+            for style in [
+                PrintStyle {
+                    drop_initial_hamza: true,
+                    final_yaa_as_maqsura: true,
+                    join_abd: true,
+                },
+                PrintStyle::default(),
+            ] {
+                let printed = style.apply(name.arabic);
+                assert_eq!(transliterate(&printed), name.latin, "{printed}");
+            }
+        }
+        assert!(clashes.is_empty(), "{clashes:#?}");
     }
 }

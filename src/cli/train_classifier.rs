@@ -1,0 +1,130 @@
+//! `hawiya train-classifier`: the document kind/side classifier trained on generator
+//! output (`truth.jsonl` folders).
+
+use std::path::{Path, PathBuf};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::pipeline::classify::{self, Classifier, TrainConfig};
+use crate::pipeline::decode::{self, DecodeLimits};
+use crate::pipeline::locate::{self, LocateConfig};
+use crate::pipeline::warp::{Point, Quad};
+use crate::synth::dataset::TruthRecord;
+
+#[derive(Debug, clap::Args)]
+pub struct TrainClassifierArgs {
+    /// Generator output folders (each with truth.jsonl), e.g. from `hawiya synth`.
+    #[arg(long = "dir", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the model.
+    #[arg(long, default_value = "models/classifier.json")]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 300)]
+    pub epochs: usize,
+}
+
+/// Feature vectors of one document: the true outline both ways up, jittered copies,
+/// and the locator's own outline (so training sees its errors).
+fn document_samples(
+    dir: &Path,
+    record: &TruthRecord,
+    seed: u64,
+) -> anyhow::Result<Vec<(Vec<f32>, usize)>> {
+    let bytes = std::fs::read(dir.join(&record.file))?;
+    let image = decode::decode(&bytes, &DecodeLimits::default())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", record.file))?
+        .image;
+    let truth = Quad::from_xy(record.corners_in(image.width(), image.height()));
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let width = truth.corners[0].distance(truth.corners[1]);
+    let mut quads = vec![truth];
+    for _ in 0..2 {
+        let jitter = 0.015 * width;
+        quads.push(Quad {
+            corners: truth.corners.map(|p| {
+                Point::new(
+                    p.x + rng.random_range(-jitter..jitter),
+                    p.y + rng.random_range(-jitter..jitter),
+                )
+            }),
+        });
+    }
+    if let Some(found) = locate::locate(&image, &LocateConfig::default()) {
+        // Labelled by which way round it matches the truth.
+        let (up, down) = (
+            found.quad.corner_error(&truth),
+            found.quad.turned(2).corner_error(&truth),
+        );
+        if up.min(down) < 0.05 * width {
+            let quad = if up <= down {
+                found.quad
+            } else {
+                found.quad.turned(2)
+            };
+            quads.push(quad);
+        }
+    }
+    let mut samples = Vec::new();
+    for quad in quads {
+        samples.push((
+            classify::features(&image, &quad),
+            classify::class_index(record.kind, false),
+        ));
+        samples.push((
+            classify::features(&image, &quad.turned(2)),
+            classify::class_index(record.kind, true),
+        ));
+    }
+    Ok(samples)
+}
+
+pub fn run(args: TrainClassifierArgs) -> anyhow::Result<()> {
+    let mut jobs = Vec::new();
+    for dir in &args.dirs {
+        for record in TruthRecord::read_all(dir)? {
+            jobs.push((dir.clone(), record));
+        }
+    }
+    let started = std::time::Instant::now();
+    let samples: Vec<(Vec<f32>, usize)> = jobs
+        .par_iter()
+        .enumerate()
+        .map(|(i, (dir, record))| document_samples(dir, record, i as u64))
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    println!(
+        "{} documents, {} samples in {:.1} s",
+        jobs.len(),
+        samples.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let config = TrainConfig {
+        epochs: args.epochs,
+        ..TrainConfig::default()
+    };
+    let model = classify::train(&samples, &config);
+    let correct = samples.iter().filter(|(x, label)| {
+        let c = model.decide(x);
+        classify::class_index(c.kind, c.upside_down) == *label
+    });
+    println!(
+        "trained in {:.1} s; training accuracy {:.2} %",
+        started.elapsed().as_secs_f64(),
+        100.0 * correct.count() as f64 / samples.len().max(1) as f64
+    );
+    if let Some(parent) = args.out.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&args.out, model.to_json())?;
+    let check = Classifier::load(&args.out)?;
+    println!(
+        "wrote {} ({} classes)",
+        args.out.display(),
+        check.classes.len()
+    );
+    Ok(())
+}
