@@ -7,7 +7,7 @@ use hawiya::synth::LineGenerator;
 use hawiya::synth::SynthDocument;
 use hawiya::synth::capture::{CaptureMode, embedded_jpeg, inside_convex};
 use hawiya::synth::cli::KindChoice;
-use hawiya::synth::dataset::{Synthesized, synthesize};
+use hawiya::synth::dataset::{Synthesized, TruthRecord, synthesize};
 use hawiya::synth::render::{FontId, FontLibrary, FontSet, Inventory, with_engine};
 
 const CAPTURES: [CaptureMode; 3] = [CaptureMode::Scan, CaptureMode::Photo, CaptureMode::Pdf];
@@ -112,6 +112,20 @@ fn the_same_seed_gives_the_same_bytes() {
         let (x, y) = (lines.sample(index), again.sample(index));
         assert_eq!(x.image.as_raw(), y.image.as_raw());
         assert_eq!(x.text, y.text);
+    }
+}
+
+#[test]
+fn every_kinds_truth_reads_back_as_it_was_written() {
+    for (kind, capture, doc) in documents(1) {
+        let written = serde_json::to_string(&doc.truth).unwrap();
+        let read: TruthRecord = serde_json::from_str(&written).unwrap();
+        assert_eq!(
+            serde_json::to_string(&read).unwrap(),
+            written,
+            "{kind} {capture:?}"
+        );
+        assert_eq!(read.flow_b, doc.truth.flow_b, "{kind}: the Flow B shape");
     }
 }
 
