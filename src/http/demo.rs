@@ -3,10 +3,9 @@
 //! nothing from elsewhere (its Content-Security-Policy forbids it) and calls the API
 //! as any client does: Flow A with `overlay=true`, then Flow B. Off with `--no-demo`.
 
-use std::sync::Arc;
-
 use axum::Router;
-use axum::http::{HeaderName, HeaderValue, header};
+use axum::body::Bytes;
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
@@ -23,24 +22,69 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
     style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; \
     form-action 'none'; frame-ancestors 'none'";
 
+/// One route of the page.
+pub struct Route {
+    pub path: &'static str,
+    pub content_type: &'static str,
+    /// What it answers, for the OpenAPI document.
+    pub description: &'static str,
+    asset: Asset,
+}
+
+enum Asset {
+    Page,
+    Script,
+    Style,
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+
+/// Every route the page adds to the server.
+pub const ROUTES: [Route; 4] = [
+    Route {
+        path: "/",
+        content_type: HTML,
+        description: "The demo page: read a document and see what was read, where and how sure.",
+        asset: Asset::Page,
+    },
+    Route {
+        path: "/demo",
+        content_type: HTML,
+        description: "The demo page (as at /).",
+        asset: Asset::Page,
+    },
+    Route {
+        path: "/demo/demo.js",
+        content_type: "text/javascript; charset=utf-8",
+        description: "The demo page's script.",
+        asset: Asset::Script,
+    },
+    Route {
+        path: "/demo/demo.css",
+        content_type: "text/css; charset=utf-8",
+        description: "The demo page's style sheet.",
+        asset: Asset::Style,
+    },
+];
+
 /// The page's routes, with the API under `prefix`.
 pub fn routes<S: Clone + Send + Sync + 'static>(prefix: &str) -> Router<S> {
-    let page: Arc<str> = page(prefix).into();
-    let index = move || {
-        let page = page.clone();
-        async move { asset("text/html; charset=utf-8", page.to_string()) }
-    };
-    Router::new()
-        .route("/", get(index.clone()))
-        .route("/demo", get(index))
-        .route(
-            "/demo/demo.js",
-            get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }),
+    let page = Bytes::from(page(prefix));
+    ROUTES.iter().fold(Router::new(), |router, route| {
+        let body = match route.asset {
+            Asset::Page => page.clone(),
+            Asset::Script => Bytes::from_static(SCRIPT.as_bytes()),
+            Asset::Style => Bytes::from_static(STYLE.as_bytes()),
+        };
+        let content_type = route.content_type;
+        router.route(
+            route.path,
+            get(move || {
+                let body = body.clone();
+                async move { asset(content_type, body) }
+            }),
         )
-        .route(
-            "/demo/demo.css",
-            get(|| async { asset("text/css; charset=utf-8", STYLE) }),
-        )
+    })
 }
 
 /// The page, calling the API under `prefix`, with the confidence bands the
@@ -51,21 +95,17 @@ fn page(prefix: &str) -> String {
         .replace("{{unsure_below}}", &UNSURE_BELOW.to_string())
 }
 
-fn asset(content_type: &'static str, body: impl Into<axum::body::Body>) -> Response {
+fn asset(content_type: &'static str, body: Bytes) -> Response {
     let headers = [
         (header::CONTENT_TYPE, content_type),
         (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
         (header::REFERRER_POLICY, "no-referrer"),
         // The assets change with the binary: always revalidate.
         (header::CACHE_CONTROL, "no-cache"),
     ];
-    let mut response = (headers, body.into()).into_response();
-    response.headers_mut().insert(
-        HeaderName::from_static("x-frame-options"),
-        HeaderValue::from_static("DENY"),
-    );
-    response
+    (headers, body).into_response()
 }
 
 /// `text` safe inside an HTML attribute value.

@@ -198,7 +198,7 @@ impl Server {
         let addr = listener.local_addr()?;
         let app = Arc::new(AppState {
             jobs: jobs::Jobs::new(extractor, settings.queue, settings.workers),
-            openapi: openapi::document(&settings.prefix),
+            openapi: openapi::document(&settings.prefix, settings.demo),
             settings,
             keys,
             credits,

@@ -3,11 +3,13 @@
 //! what the server answers.
 
 use serde::Serialize;
+use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
 use utoipa::openapi::schema::{
     ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
 };
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{RefOr, Server};
+use utoipa::openapi::tag::TagBuilder;
+use utoipa::openapi::{ContentBuilder, RefOr, ResponseBuilder, Server};
 use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
 
 use super::bodies::{FlowAData, FlowBAnswer, FlowBError, OverlayBody, ReadAnswer, UploadAccepted};
@@ -57,8 +59,9 @@ impl Modify for Security {
     }
 }
 
-/// The document as JSON, with the API paths placed under `prefix`.
-pub fn document(prefix: &str) -> String {
+/// The document as JSON, with the API paths placed under `prefix`, and the demo
+/// page's routes when it is served.
+pub fn document(prefix: &str, demo: bool) -> String {
     let mut doc = ApiDoc::openapi();
     let api_paths = ["/uploadImage", "/ReadImage"];
     doc.paths.paths = std::mem::take(&mut doc.paths.paths)
@@ -71,6 +74,9 @@ pub fn document(prefix: &str) -> String {
             }
         })
         .collect();
+    if demo {
+        add_demo_routes(&mut doc);
+    }
     doc.servers = Some(vec![Server::new("/")]);
     let reasons: Vec<String> = REASONS
         .iter()
@@ -81,6 +87,32 @@ pub fn document(prefix: &str) -> String {
     description.push_str(&reasons.join(", "));
     description.push('.');
     serde_json::to_string_pretty(&doc).expect("the OpenAPI document serializes")
+}
+
+/// The demo page's routes: each answers GET with its HTML, script or style sheet.
+fn add_demo_routes(doc: &mut utoipa::openapi::OpenApi) {
+    for route in &super::demo::ROUTES {
+        let answer = ResponseBuilder::new()
+            .description(route.description)
+            .content(
+                route.content_type,
+                ContentBuilder::new().schema(Some(string_schema())).build(),
+            );
+        let operation = OperationBuilder::new()
+            .tag("demo")
+            .summary(Some(route.description))
+            .response("200", answer);
+        doc.paths.paths.insert(
+            route.path.to_owned(),
+            PathItem::new(HttpMethod::Get, operation),
+        );
+    }
+    doc.tags.get_or_insert_with(Vec::new).push(
+        TagBuilder::new()
+            .name("demo")
+            .description(Some("the demo page (off with --no-demo)"))
+            .build(),
+    );
 }
 
 fn string_schema() -> ObjectBuilder {
@@ -310,7 +342,8 @@ mod tests {
 
     #[test]
     fn the_document_lists_every_route_under_its_prefix() {
-        let doc: serde_json::Value = serde_json::from_str(&document("/api/v2/SignMeAPI")).unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_str(&document("/api/v2/SignMeAPI", true)).unwrap();
         assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
         let paths = doc["paths"].as_object().unwrap();
         for path in [
@@ -320,9 +353,18 @@ mod tests {
             "/readyz",
             "/metrics",
             "/openapi.json",
+            "/",
+            "/demo",
+            "/demo/demo.js",
+            "/demo/demo.css",
         ] {
             assert!(paths.contains_key(path), "{path}");
         }
+        let page = &paths["/"]["get"]["responses"]["200"]["content"];
+        assert!(page.get("text/html; charset=utf-8").is_some(), "{page}");
+        let without: serde_json::Value =
+            serde_json::from_str(&document("/api/v2/SignMeAPI", false)).unwrap();
+        assert!(without["paths"].get("/demo").is_none());
         let data = &doc["components"]["schemas"]["FlowAData"]["properties"];
         assert!(data.get("national_ID").is_some());
         assert!(data.get("releseCity").is_some());
@@ -330,7 +372,7 @@ mod tests {
 
     #[test]
     fn the_overlay_is_documented_where_it_is_asked_for_and_answered() {
-        let doc: serde_json::Value = serde_json::from_str(&document("/p")).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&document("/p", false)).unwrap();
         let upload = &doc["paths"]["/p/uploadImage"]["post"]["parameters"];
         let names: Vec<&str> = upload
             .as_array()

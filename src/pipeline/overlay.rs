@@ -132,12 +132,12 @@ impl Overlay {
     /// confidence and record fields of each. `None` when the run kept no card.
     pub fn of_run(trace: &Trace, extraction: &Extraction) -> Option<Overlay> {
         let card = trace.card.as_ref()?;
-        let built = (extraction.flow_a.clone(), extraction.flow_b.clone());
+        let built = (&extraction.flow_a, &extraction.flow_b);
         let fields = trace
             .lines
             .iter()
             .map(|(key, line)| {
-                let resting = resting_on(extraction.kind, &trace.fields, &built, key);
+                let resting = resting_on(extraction.kind, &trace.fields, built, key);
                 OverlayField {
                     key: key.clone(),
                     flow_a: resting.flow_a,

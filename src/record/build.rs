@@ -70,7 +70,7 @@ pub struct Resting {
 pub fn resting_on(
     kind: DocumentKind,
     fields: &BTreeMap<String, String>,
-    built: &(FlowAFields, FlowBData),
+    (flow_a_built, flow_b_built): (&FlowAFields, &FlowBData),
     key: &str,
 ) -> Resting {
     let mut without = fields.clone();
@@ -79,8 +79,8 @@ pub fn resting_on(
     }
     let (flow_a, flow_b) = build(kind, &without);
     Resting {
-        flow_a: changed(&built.0, &flow_a),
-        flow_b: changed(&built.1, &flow_b),
+        flow_a: changed(flow_a_built, &flow_a),
+        flow_b: changed(flow_b_built, &flow_b),
     }
 }
 
@@ -104,7 +104,7 @@ fn changed<T: serde::Serialize>(full: &T, reduced: &T) -> Vec<String> {
 pub fn flow_b_fields_from(
     kind: DocumentKind,
     fields: &BTreeMap<String, String>,
-    built: &(FlowAFields, FlowBData),
+    built: (&FlowAFields, &FlowBData),
     keys: &[String],
 ) -> Vec<String> {
     let mut resting: Vec<String> = keys
@@ -560,8 +560,8 @@ mod tests {
         let f = nid_front_printed();
         let of = |keys: &[&str]| {
             let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-            let built = build(DocumentKind::NidFront, &f);
-            flow_b_fields_from(DocumentKind::NidFront, &f, &built, &keys)
+            let (a, b) = build(DocumentKind::NidFront, &f);
+            flow_b_fields_from(DocumentKind::NidFront, &f, (&a, &b), &keys)
         };
         assert_eq!(of(&["first_name"]), ["full_name", "full_name_en"]);
         assert_eq!(
@@ -579,8 +579,8 @@ mod tests {
     #[test]
     fn a_line_rests_under_its_flow_a_and_flow_b_names() {
         let f = nid_front_printed();
-        let built = build(DocumentKind::NidFront, &f);
-        let of = |key: &str| resting_on(DocumentKind::NidFront, &f, &built, key);
+        let (a, b) = build(DocumentKind::NidFront, &f);
+        let of = |key: &str| resting_on(DocumentKind::NidFront, &f, (&a, &b), key);
         assert_eq!(of("first_name").flow_a, ["firstname"]);
         assert_eq!(
             of("national_id"),

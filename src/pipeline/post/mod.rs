@@ -239,7 +239,7 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
         .filter(|(_, f)| !f.text.is_empty())
         .map(|(k, f)| (k.clone(), f.text.clone()))
         .collect();
-    let built = crate::record::build(kind, &printed);
+    let (flow_a, flow_b) = crate::record::build(kind, &printed);
     let field_confidence: BTreeMap<String, f32> = fields
         .iter()
         .map(|(k, f)| (k.clone(), f.confidence))
@@ -250,8 +250,7 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
         .map(|(k, _)| k.clone())
         .collect();
     let low_confidence_fields =
-        crate::record::build::flow_b_fields_from(kind, &printed, &built, &doubtful);
-    let (flow_a, flow_b) = built;
+        crate::record::build::flow_b_fields_from(kind, &printed, (&flow_a, &flow_b), &doubtful);
     // The weakest field bounds the document; the mean keeps one shaky optional
     // line from dominating.
     let confidence = if field_confidence.is_empty() {
