@@ -2,7 +2,7 @@
 # The demo page of `hawiya serve` in a real browser: installs Debian's chromium (and
 # an Arabic font for it) and npm's playwright-core when missing, builds hawiya, and
 # runs tests/browser/ with node's test runner against a real server and the shipped
-# models. scripts/test.sh runs it after cargo test.
+# models. scripts/test.sh runs it after cargo test and adds up its TAP totals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,4 +25,4 @@ export HAWIYA_BIN="$PWD/target/debug/hawiya"
 
 echo
 echo "== browser tests =="
-node --test tests/browser/demo.test.mjs
+node --test --test-reporter=tap tests/browser/demo.test.mjs
