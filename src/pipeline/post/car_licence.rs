@@ -64,10 +64,10 @@ pub fn check_back(readings: &Readings) -> CheckedFields {
     let bodies: Vec<&str> = MODELS.iter().map(|m| m.body).collect();
     let colours: Vec<&str> = COLOURS.iter().map(|c| c.0).collect();
     collect(vec![
-        ("make", text::snap(readings, "make", &makes)),
-        ("model", text::snap(readings, "model", &models)),
+        ("make", text::listed(readings, "make", &makes)),
+        ("model", text::listed(readings, "model", &models)),
         ("year", text::arabic_number(readings, "year", 4..=4)),
-        ("color", text::snap(readings, "color", &colours)),
+        ("color", text::listed(readings, "color", &colours)),
         (
             "chassis_number",
             text::latin(readings, "chassis_number", |t| vehicle_number(t, 6..=17)),
@@ -85,10 +85,10 @@ pub fn check_back(readings: &Readings) -> CheckedFields {
             "engine_cc",
             text::arabic_number(readings, "engine_cc", 3..=4),
         ),
-        ("body_type", text::snap(readings, "body_type", &bodies)),
+        ("body_type", text::listed(readings, "body_type", &bodies)),
         (
             "insurance_company",
-            text::snap(readings, "insurance_company", INSURERS),
+            text::listed(readings, "insurance_company", INSURERS),
         ),
     ])
 }

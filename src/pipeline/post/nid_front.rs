@@ -148,6 +148,20 @@ mod tests {
     }
 
     #[test]
+    fn persian_digit_forms_read_as_the_arabic_indic_digits_they_stand_for() {
+        let r = readings(&[
+            ("address_line1", "۴۵۶ ش منصور"),
+            ("national_id", "۳۰۳۱۲۲۴۰۲۰۱۸۵۹"),
+            ("birth_date", "۲۰۰۳/۱۲/۲۴"),
+        ]);
+        let fields = check(&r);
+        assert_eq!(fields["address_line1"].text, "٤٥٦ ش منصور");
+        assert_eq!(fields["national_id"].text, "٣٠٣١٢٢٤٠٢٠١٨٥٩");
+        assert_eq!(fields["birth_date"].text, "٢٠٠٣/١٢/٢٤");
+        assert!(fields["birth_date"].confidence > 0.95);
+    }
+
+    #[test]
     fn prints_the_birth_date_from_a_valid_number_when_the_date_misreads() {
         let r = readings(&[
             ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),

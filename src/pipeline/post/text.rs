@@ -55,9 +55,12 @@ pub fn plain(readings: &Readings, key: &str) -> Option<Checked> {
 }
 
 /// Free text that is never a word of `excluded` (folded): the first hypothesis that
-/// is not one, cleaned; when every one is, the best, flagged.
+/// is not one, cleaned, doubted when another reads one more of a repeated digit
+/// ([`super::LineReading::keeping_every_digit`]); when every one is, the best,
+/// flagged.
 pub fn plain_excluding(readings: &Readings, key: &str, excluded: &[&[&str]]) -> Option<Checked> {
-    let candidates = candidates(readings, key);
+    let reading = readings.get(key)?;
+    let candidates = &reading.candidates;
     let best = candidates.first()?;
     let excluded: Vec<String> = excluded
         .iter()
@@ -68,7 +71,10 @@ pub fn plain_excluding(readings: &Readings, key: &str, excluded: &[&[&str]]) -> 
         .iter()
         .find(|c| !excluded.contains(&fold(&clean(&c.text))))
     {
-        Some(c) => Some(Checked::new(clean(&c.text), c.confidence)),
+        Some(c) => Some(Checked::new(
+            clean(&c.text),
+            reading.keeping_every_digit(&c.text, c.confidence),
+        )),
         None => Some(Checked::new(
             clean(&best.text),
             best.confidence * FAILED_RULE,
@@ -95,10 +101,41 @@ pub fn name_weighing_unlisted(readings: &Readings, key: &str, weight: f32) -> Op
     Some(Checked::new(clean(&chosen.text), confidence))
 }
 
-/// A field printed from a closed list: the first hypothesis that folds to a list
-/// entry wins; otherwise the nearest entry within a small edit distance of any
-/// hypothesis; otherwise the best reading with low confidence.
+/// A field printed from a closed list (gender, religion, fuel): the first
+/// hypothesis that folds to a list entry wins; otherwise the nearest entry within a
+/// small edit distance of any hypothesis (the card can print nothing else);
+/// otherwise the best reading with low confidence.
 pub fn snap(readings: &Readings, key: &str, vocabulary: &[&str]) -> Option<Checked> {
+    choose_from_list(readings, key, vocabulary, |entry, candidate, distance| {
+        Checked::new(entry, candidate.confidence * 0.8f32.powi(distance as i32))
+    })
+}
+
+/// A field our list knows most values of but not all (a car's make, model,
+/// colour, insurer): the first hypothesis that folds to a list entry wins;
+/// otherwise the best reading as read (the card may print what the list lacks),
+/// its confidence lowered as [`snap`] would lower the nearest entry's, or flagged
+/// when no entry is near.
+pub fn listed(readings: &Readings, key: &str, vocabulary: &[&str]) -> Option<Checked> {
+    let best = candidates(readings, key).first()?;
+    choose_from_list(readings, key, vocabulary, |_, _, distance| {
+        Checked::new(
+            clean(&best.text),
+            best.confidence * 0.8f32.powi(distance as i32),
+        )
+    })
+}
+
+/// The first hypothesis folding to an entry of `vocabulary`; else `near` of the
+/// entry nearest to a hypothesis (within one edit for entries of up to four
+/// letters, two beyond), the hypothesis and the distance; else the best reading,
+/// flagged.
+fn choose_from_list(
+    readings: &Readings,
+    key: &str,
+    vocabulary: &[&str],
+    near: impl Fn(&str, &Candidate, usize) -> Checked,
+) -> Option<Checked> {
     let candidates = candidates(readings, key);
     let best = candidates.first()?;
     let entries: Vec<(String, &str)> = vocabulary.iter().map(|v| (fold(v), *v)).collect();
@@ -108,22 +145,19 @@ pub fn snap(readings: &Readings, key: &str, vocabulary: &[&str]) -> Option<Check
             return Some(Checked::new(*entry, candidate.confidence.max(0.5)));
         }
     }
-    let mut nearest: Option<(usize, &str, f32)> = None;
+    let mut nearest: Option<(usize, &str, &Candidate)> = None;
     for candidate in candidates {
         let folded = fold(&clean(&candidate.text));
         for (f, entry) in &entries {
             let distance = levenshtein(&folded, f);
             let allowed = if f.chars().count() <= 4 { 1 } else { 2 };
             if distance <= allowed && nearest.is_none_or(|(d, _, _)| distance < d) {
-                nearest = Some((distance, entry, candidate.confidence));
+                nearest = Some((distance, entry, candidate));
             }
         }
     }
     match nearest {
-        Some((distance, entry, confidence)) => Some(Checked::new(
-            entry,
-            confidence * 0.8f32.powi(distance as i32),
-        )),
+        Some((distance, entry, candidate)) => Some(near(entry, candidate, distance)),
         None => Some(Checked::new(
             clean(&best.text),
             best.confidence * FAILED_RULE,
@@ -282,6 +316,36 @@ mod tests {
         let r = readings("gender", &[("طالب", 0.9)]);
         assert!(snap(&r, "gender", &vocab).unwrap().confidence < 0.5);
         assert!(snap(&r, "religion", &vocab).is_none());
+    }
+
+    #[test]
+    fn an_open_list_is_chosen_from_but_never_swapped_in() {
+        let makes = ["تويوتا", "هيونداي", "شيفروليه"];
+        // A hypothesis spelling a listed make wins.
+        let r = readings("make", &[("هيونداى", 0.6), ("هيونداي", 0.5)]);
+        assert_eq!(listed(&r, "make", &makes).unwrap().text, "هيونداي");
+        // A make a letter away from a listed one is kept as read, doubted.
+        let r = readings("make", &[("تويوتو", 0.95)]);
+        let kept = listed(&r, "make", &makes).unwrap();
+        assert_eq!(kept.text, "تويوتو");
+        assert!(kept.confidence < 0.8);
+        // One far from every listed make: kept, flagged.
+        let r = readings("make", &[("لادا", 0.95)]);
+        let kept = listed(&r, "make", &makes).unwrap();
+        assert_eq!(kept.text, "لادا");
+        assert!(kept.confidence < 0.5);
+    }
+
+    #[test]
+    fn an_address_line_keeps_its_best_reading_and_doubts_a_merged_digit() {
+        let r = readings("a", &[("٢٧ ش النيل", 0.95), ("٢٢٧ ش النيل", 0.4)]);
+        let checked = plain(&r, "a").unwrap();
+        assert_eq!(checked.text, "٢٧ ش النيل");
+        assert!(checked.confidence < 0.8);
+        let r = readings("a", &[("٢٢٧ شارع النيل", 0.95), ("٢٧ شارع النيل", 0.3)]);
+        let checked = plain(&r, "a").unwrap();
+        assert_eq!(checked.text, "٢٢٧ شارع النيل");
+        assert_eq!(checked.confidence, 0.95);
     }
 
     #[test]

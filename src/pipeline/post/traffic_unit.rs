@@ -1,22 +1,17 @@
 //! A licence's traffic unit (`وحدة مرور منيا القمح`): the place after the label is
 //! read with the list of units ([`traffic_units`]), as a district is with the list
-//! of districts ([`super::address`]): among the recognizer's hypotheses, one naming
-//! a listed unit is preferred when nearly as likely, and a place still unlisted is
-//! replaced by the one listed place that differs from it only within words.
+//! of districts ([`super::address`]): among the recognizer's hypotheses and its
+//! second guesses at single characters, one naming a listed unit is preferred when
+//! nearly as likely, and a place still unlisted is
+//! kept as read, doubted when a listed place differs from it only within words.
 
-use super::address::{UNLISTED_PLACE_WEIGHT, with_listed_place};
-use super::text;
+use super::address::{UNLISTED_PLACE_WEIGHT, doubting_an_unlisted_place, with_second_guesses};
 use super::{Checked, Readings};
 use crate::domain::{lexicon, traffic_units};
 
 /// The traffic unit read on line `key`.
 pub fn traffic_unit(readings: &Readings, key: &str) -> Option<Checked> {
-    let cleaned: Vec<(String, f32)> = readings
-        .get(key)?
-        .candidates
-        .iter()
-        .map(|c| (text::clean(&c.text), c.confidence))
-        .collect();
+    let cleaned = with_second_guesses(&readings.get(key)?.candidates);
     let hypotheses: Vec<(&str, f32)> = cleaned.iter().map(|(t, c)| (t.as_str(), *c)).collect();
     let chosen = lexicon::choose(
         &hypotheses,
@@ -25,7 +20,7 @@ pub fn traffic_unit(readings: &Readings, key: &str) -> Option<Checked> {
         |line| usize::from(!place_is_listed(line)),
     );
     let (text, confidence) = hypotheses[chosen];
-    Some(with_listed_unit(Checked::new(text, confidence)))
+    Some(doubting_an_unlisted_unit(Checked::new(text, confidence)))
 }
 
 /// The place a unit's line names after its label; `None` when the label was not
@@ -40,28 +35,42 @@ fn place_is_listed(line: &str) -> bool {
     place(line).is_none_or(traffic_units::is_listed)
 }
 
-/// `checked` with an unlisted place replaced by the nearest listed one, its
-/// confidence lowered by the edits.
-fn with_listed_unit(checked: Checked) -> Checked {
+/// `checked`, its confidence lowered when its place is unlisted but near a listed
+/// one.
+fn doubting_an_unlisted_unit(checked: Checked) -> Checked {
     let span = place(&checked.text).map(|name| (checked.text.len() - name.len(), name.len()));
-    with_listed_place(checked, span, || traffic_units::places().iter().copied())
+    doubting_an_unlisted_place(checked, span, || traffic_units::places().iter().copied())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::post::test_support::{hypotheses, read_alone};
+    use crate::pipeline::post::test_support::{hypotheses, read_alone, reading, with_rivals};
 
     fn read(line: &str) -> Checked {
         read_alone(traffic_unit, line)
     }
 
     #[test]
-    fn fixes_a_place_a_letter_away_from_a_listed_unit() {
-        let fixed = read("وحدة مرور منيا الفمح");
-        assert_eq!(fixed.text, "وحدة مرور منيا القمح");
-        assert!(fixed.confidence < 0.9);
-        assert_eq!(read("وحدة مرور القرافرة").text, "وحدة مرور الفرافرة");
+    fn keeps_a_place_a_letter_away_from_a_listed_unit_as_read_and_doubts_it() {
+        let doubted = read("وحدة مرور منيا الفمح");
+        assert_eq!(doubted.text, "وحدة مرور منيا الفمح");
+        assert!(doubted.confidence < 0.8);
+        assert_eq!(read("وحدة مرور القرافرة").text, "وحدة مرور القرافرة");
+    }
+
+    #[test]
+    fn takes_the_recognizers_second_guess_at_a_letter_when_it_names_a_listed_unit() {
+        // `ف` read where the recognizer's runner-up was `ق`.
+        let at = "وحدة مرور منيا ال".chars().count();
+        let line = with_rivals("وحدة مرور منيا الفمح", 0.9, &[(at, 'ق', 0.6)]);
+        let chosen = traffic_unit(&reading("traffic_unit", vec![line]), "traffic_unit").unwrap();
+        assert_eq!(chosen.text, "وحدة مرور منيا القمح");
+        assert!(chosen.confidence < 0.9);
+        // A second guess far less likely than the reading does not outweigh it.
+        let line = with_rivals("وحدة مرور منيا الفمح", 0.9, &[(at, 'ق', 0.05)]);
+        let chosen = traffic_unit(&reading("traffic_unit", vec![line]), "traffic_unit").unwrap();
+        assert_eq!(chosen.text, "وحدة مرور منيا الفمح");
     }
 
     #[test]
