@@ -25,6 +25,20 @@ pub fn to_arabic_indic(text: &str) -> String {
         .collect()
 }
 
+/// Replaces every Arabic-Indic digit with its Persian (extended Arabic-Indic) form,
+/// which some faces draw for `٤ ٥ ٦` (`۴ ۵ ۶`); other characters pass through.
+pub fn to_persian(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\u{0660}'..='\u{0669}' => {
+                char::from_u32(c as u32 - ARABIC_INDIC_ZERO + EXTENDED_ARABIC_INDIC_ZERO)
+                    .unwrap_or(c)
+            }
+            c => c,
+        })
+        .collect()
+}
+
 /// Replaces every Arabic-Indic or Persian digit with its ASCII form; other characters pass through.
 pub fn to_ascii_digits(text: &str) -> String {
     text.chars()
@@ -44,6 +58,8 @@ mod tests {
         assert_eq!(to_arabic_indic("2024/08/12"), "٢٠٢٤/٠٨/١٢");
         assert_eq!(to_ascii_digits("٢٠٢٤/٠٨/١٢"), "2024/08/12");
         assert_eq!(to_ascii_digits("۳۰۱"), "301");
+        assert_eq!(to_persian("٢٢٧ ش ٤٥٦ - ٢٠٢٤/٠٨"), "۲۲۷ ش ۴۵۶ - ۲۰۲۴/۰۸");
+        assert_eq!(to_ascii_digits(&to_persian("٤٥٦")), "456");
         assert_eq!(digit_value('x'), None);
     }
 }

@@ -13,6 +13,7 @@ use super::paint;
 use super::print::PrintStyle;
 use super::text::{ShapedLine, TextEngine, TextMask};
 use super::{FontError, background, with_engine};
+use crate::domain::digits::to_persian;
 use crate::layout::LineCategory;
 use crate::layout::{self, Align, GraphicKind, Layout, Script, UnitRect};
 use crate::synth::SynthDocument;
@@ -87,11 +88,15 @@ pub fn render_card(
             mrz: library.pick(Script::Mrz, fonts, rng),
         };
         let printer = Printer::draw(layout.style.ink.0, rng);
+        // A face that draws `٤ ٥ ٦` in their Persian forms, now and then.
+        let persian_digits = library.font(faces.body).covers('۴')
+            && rng.random_bool(crate::synth::texts::PERSIAN_DIGITS_SHARE);
         let mut card = Card {
             image: &mut image,
             layout,
             width: width as f32,
             height: height as f32,
+            persian_digits,
         };
         card.draw_graphics(engine, doc, &faces, rng);
         let fixed = card.draw_fixed_texts(engine, &faces, rng);
@@ -146,6 +151,9 @@ struct Card<'a> {
     layout: &'static Layout,
     width: f32,
     height: f32,
+    /// Arabic fields print their digits in the Persian forms (the truth keeps the
+    /// Arabic-Indic ones).
+    persian_digits: bool,
 }
 
 /// Where the baseline sits below the box centre, in ems: Arabic ink is centred a little
@@ -305,9 +313,14 @@ impl Card<'_> {
         let ink = printer.ink;
         let mut lines = Vec::new();
         for spec in &layout.fields {
-            let Some(text) = doc.fields.get(&spec.key).filter(|t| !t.trim().is_empty()) else {
+            let Some(truth) = doc.fields.get(&spec.key).filter(|t| !t.trim().is_empty()) else {
                 continue;
             };
+            let printed = match spec.script {
+                Script::Arabic if self.persian_digits => to_persian(truth),
+                _ => truth.clone(),
+            };
+            let text = &printed;
             let font = faces.for_script(spec.script, false);
             let size = uniform(rng, spec.size.min, spec.size.max);
             let jitter = rng.random_range(0..18u8);
@@ -358,7 +371,7 @@ impl Card<'_> {
             };
             lines.push(PrintedLine {
                 key: Some(spec.key.clone()),
-                text: text.clone(),
+                text: truth.clone(),
                 category: spec.category,
                 script: spec.script,
                 font: &engine.library().font(font).family.name,

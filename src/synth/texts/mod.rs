@@ -25,8 +25,8 @@ use rand::distr::weighted::WeightedIndex;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum LineTexts {
     /// Fields and labels of synthetic documents, and now and then a text of
-    /// [`varied`] (names, words, letter strings, addresses, numbers) and digits in
-    /// their Persian forms: what the recognizer trains on.
+    /// [`varied`] (names, words, letter strings, addresses, numbers): what the
+    /// recognizer trains on.
     #[default]
     Varied,
     /// Only what the documents print, as the documents print it: what evaluation
@@ -38,9 +38,9 @@ pub enum LineTexts {
 /// than a document's field.
 pub const VARIED_SHARE: f64 = 0.35;
 
-/// Share of crops of [`LineTexts::Varied`] with digits that print them in their
-/// Persian forms (`۴ ۵ ۶`, U+06F0..U+06F9), as some faces draw them, labelled with
-/// the Arabic-Indic digits they stand for.
+/// Share of documents, and of line crops with digits, that print their Arabic-Indic
+/// digits in the Persian forms (`۴ ۵ ۶`, U+06F0..U+06F9), as some faces draw them;
+/// the truth keeps the Arabic-Indic digits they stand for.
 pub const PERSIAN_DIGITS_SHARE: f64 = 0.12;
 
 /// Arabic words of the Unicode CLDR (country, language, month and unit names...).
@@ -241,24 +241,12 @@ fn number(rng: &mut ChaCha8Rng) -> String {
     to_arabic_indic(&text)
 }
 
-/// `text` with its Arabic-Indic digits in their Persian (extended Arabic-Indic)
-/// forms.
-pub fn persian_digits(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '٠'..='٩' => char::from_u32(c as u32 - 0x0660 + 0x06F0).unwrap_or(c),
-            c => c,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
 
     use super::forms::{forms_of, letters};
     use super::*;
-    use crate::domain::digits::to_ascii_digits;
     use crate::recognizer::vocab::{UNK, Vocab};
 
     #[test]
@@ -322,12 +310,5 @@ mod tests {
                 .iter()
                 .all(|t| !t.chars().any(|c| c.is_ascii_digit()))
         );
-    }
-
-    #[test]
-    fn persian_digits_stand_for_the_same_numbers() {
-        let printed = persian_digits("٢٢٧ ش ٤٥٦ - ٢٠٢٤/٠٨/١٢");
-        assert_eq!(printed, "۲۲۷ ش ۴۵۶ - ۲۰۲۴/۰۸/۱۲");
-        assert_eq!(to_ascii_digits(&printed), "227 ش 456 - 2024/08/12");
     }
 }
