@@ -54,7 +54,8 @@ export RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-1}"
 
 # Calibrate the confidences (`calibration.json` beside the weights) on crops of
 # tuning seeds never trained on: 300 NID-front scans (4243), 300 NID-front photos
-# (4245), both cut by the line finder, and 1,000 generated lines of every kind (4246).
+# (4245), both cut by the line finder, and 1,000 generated lines of every kind (4246), printing
+# only what documents print (`--texts documents`), as the service reads.
 out=models/recognizer
 args=("$@")
 for ((i = 0; i + 1 < ${#args[@]}; i++)); do
@@ -68,6 +69,6 @@ for set in "4243 scan" "4245 photo"; do
     calibrate+=(--dir "$tuning/lines-$seed")
 done
 if [ ! -f "$tuning/lines-4246/labels.jsonl" ]; then
-    "$hawiya" synth --lines --n 1000 --seed 4246 --out "$tuning/lines-4246"
+    "$hawiya" synth --lines --texts documents --n 1000 --seed 4246 --out "$tuning/lines-4246"
 fi
 "$hawiya" calibrate --model "$out" "${calibrate[@]}" --dir "$tuning/lines-4246"
