@@ -143,16 +143,20 @@ proptest! {
     }
 }
 
-/// Stands in for the recognizer: every crop reads as nothing (the blur gate under
-/// test runs before recognition).
-struct NoText;
+/// Stands in for the recognizer: every crop reads, confidently, as the same valid
+/// national ID, so that a National ID side passes for read (the gates under test
+/// run before recognition).
+struct OneNumber;
 
-impl hawiya::pipeline::LineRecognizer for NoText {
+impl hawiya::pipeline::LineRecognizer for OneNumber {
     fn recognize(
         &self,
         crops: Vec<GrayImage>,
     ) -> Result<Vec<LineReading>, hawiya::pipeline::ExtractError> {
-        Ok(crops.iter().map(|_| LineReading::default()).collect())
+        Ok(crops
+            .iter()
+            .map(|_| LineReading::single("٣٠٣١٢٢٤٠٢٠١٨٥٩", 0.9))
+            .collect())
     }
 
     fn is_ready(&self) -> bool {
@@ -160,11 +164,11 @@ impl hawiya::pipeline::LineRecognizer for NoText {
     }
 }
 
-/// The pipeline with the shipped classifier and [`NoText`] for a recognizer.
-fn pipeline_reading_no_text(
+/// The pipeline with the shipped classifier and [`OneNumber`] for a recognizer.
+fn pipeline_reading_one_number(
     config: hawiya::pipeline::PipelineConfig,
 ) -> hawiya::pipeline::Pipeline {
-    hawiya::pipeline::Pipeline::new(config, classifier(), std::sync::Arc::new(NoText))
+    hawiya::pipeline::Pipeline::new(config, classifier(), std::sync::Arc::new(OneNumber))
 }
 
 fn encoded(image: &RgbImage, format: image::ImageFormat) -> Vec<u8> {
@@ -181,7 +185,7 @@ fn png_bytes(image: &RgbImage) -> Vec<u8> {
 fn sharpness_is_judged_at_the_uploads_resolution() {
     // A bar between the sharpness of the coarse scan below measured on its 2x warp
     // (about 25) and at its own resolution (about 250).
-    let pipeline = pipeline_reading_no_text(hawiya::pipeline::PipelineConfig {
+    let pipeline = pipeline_reading_one_number(hawiya::pipeline::PipelineConfig {
         min_sharpness: 100.0,
         ..Default::default()
     });
@@ -212,7 +216,7 @@ fn sharpness_is_judged_at_the_uploads_resolution() {
 fn a_soft_photo_is_read_and_only_a_featureless_one_refused() {
     // Free of pixel noise (a phone smooths it away), a photo blurred by 2 px
     // measures about 2.6, yet the shipped recognizer reads every field of this one.
-    let pipeline = pipeline_reading_no_text(hawiya::pipeline::PipelineConfig::default());
+    let pipeline = pipeline_reading_one_number(hawiya::pipeline::PipelineConfig::default());
     let image = fixture_image("nid-front-photo.jpg");
     let (read, trace) = pipeline.run(&png_bytes(&imageops::blur(&image, 2.0)), None);
     assert!(read.is_ok(), "{:?} at {:?}", read.err(), trace.sharpness);
@@ -234,7 +238,7 @@ fn a_phone_cameras_full_size_photo_is_read_like_the_same_photo_at_the_tuned_size
     // The 1280x960 photo fixture enlarged to a 12 MP phone photo (4032x3024). The
     // card is looked for on an overview averaged back down and read from the
     // upload averaged down around it; both must map back to the upload's pixels.
-    let pipeline = pipeline_reading_no_text(hawiya::pipeline::PipelineConfig::default());
+    let pipeline = pipeline_reading_one_number(hawiya::pipeline::PipelineConfig::default());
     let image = fixture_image("nid-front-photo.jpg");
     let large = imageops::resize(&image, 4032, 3024, imageops::FilterType::CatmullRom);
     let (read, trace) = pipeline.run(&jpeg_bytes(&image), None);

@@ -174,6 +174,7 @@ fn extraction_status(error: &ExtractError) -> StatusCode {
         | ExtractError::ImageTooLarge(_)
         | ExtractError::ImageTooSmall(_)
         | ExtractError::NoDocumentFound
+        | ExtractError::NoTextFound(_)
         | ExtractError::TooBlurry
         | ExtractError::WrongKind { .. } => StatusCode::UNPROCESSABLE_ENTITY,
         ExtractError::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
@@ -212,6 +213,7 @@ pub const REASONS: &[(&str, u16)] = &[
     ("IMAGE_TOO_LARGE", 422),
     ("IMAGE_TOO_SMALL", 422),
     ("NO_DOCUMENT_FOUND", 422),
+    ("NO_TEXT_FOUND", 422),
     ("IMAGE_TOO_BLURRY", 422),
     ("WRONG_ID_TYPE", 422),
     ("OVERLOADED", 503),

@@ -33,7 +33,7 @@ use crate::store::{JobId, Taken};
         (status = 400, description = "missing id or isBlocked not true/false", body = ErrorBody),
         (status = 401, description = "missing or unknown key", body = ErrorBody),
         (status = 403, description = "ID not found: unknown, already delivered, expired or uploaded with another key", body = ErrorBody),
-        (status = 422, description = "the document could not be read; `reason` says why (NO_DOCUMENT_FOUND, IMAGE_TOO_BLURRY, WRONG_ID_TYPE, CORRUPT_FILE, IMAGE_TOO_SMALL, IMAGE_TOO_LARGE). Delivered once, like a result.", body = ErrorBody),
+        (status = 422, description = "the document could not be read; `reason` says why (NO_DOCUMENT_FOUND, NO_TEXT_FOUND, IMAGE_TOO_BLURRY, WRONG_ID_TYPE, CORRUPT_FILE, IMAGE_TOO_SMALL, IMAGE_TOO_LARGE). Delivered once, like a result.", body = ErrorBody),
         (status = 500, description = "the pipeline failed on this image (INTERNAL_ERROR)", body = ErrorBody),
         (status = 503, description = "the recognizer stayed overloaded (OVERLOADED)", body = ErrorBody),
     ),

@@ -39,7 +39,7 @@ use crate::pipeline::ExtractError;
         (status = 402, description = "no credits left", body = ErrorBody),
         (status = 408, description = "upload not received in time", body = ErrorBody),
         (status = 413, description = "file over 10,485,760 bytes", body = ErrorBody),
-        (status = 422, description = "Flow B: the document could not be read (reason: NO_DOCUMENT_FOUND, IMAGE_TOO_BLURRY, WRONG_ID_TYPE, ...)", body = FlowBError),
+        (status = 422, description = "Flow B: the document could not be read (reason: NO_DOCUMENT_FOUND, NO_TEXT_FOUND, IMAGE_TOO_BLURRY, WRONG_ID_TYPE, CORRUPT_FILE, IMAGE_TOO_SMALL, IMAGE_TOO_LARGE)", body = FlowBError),
         (status = 503, description = "queue full or shutting down; see Retry-After", body = ErrorBody),
     ),
     security(("APIKEY" = []), ("bearer" = [])),

@@ -251,6 +251,11 @@ pub struct FieldSpec {
     /// in the left half, as on the metal plate.
     #[serde(default)]
     pub plate: bool,
+    /// The field identifies the document (a National ID's number, a car licence's
+    /// plate or owner, a passport's number or machine-readable zone): a document is
+    /// answered as read only when at least one such field was.
+    #[serde(default)]
+    pub identifies: bool,
 }
 
 impl Layout {
@@ -264,6 +269,14 @@ impl Layout {
     /// The field spec named `key`, if the layout prints it.
     pub fn field(&self, key: &str) -> Option<&FieldSpec> {
         self.fields.iter().find(|f| f.key == key)
+    }
+
+    /// The keys of the fields that identify the document ([`FieldSpec::identifies`]).
+    pub fn identifying_fields(&self) -> impl Iterator<Item = &str> {
+        self.fields
+            .iter()
+            .filter(|f| f.identifies)
+            .map(|f| f.key.as_str())
     }
 
     fn validate(&self) -> Result<(), LayoutError> {
@@ -294,6 +307,11 @@ impl Layout {
             if self.fields[..i].iter().any(|f| f.key == field.key) {
                 return Err(invalid(format!("field `{}` appears twice", field.key)));
             }
+        }
+        if self.identifying_fields().next().is_none() {
+            return Err(invalid(
+                "no field identifies the document (`identifies = true`)".into(),
+            ));
         }
         for text in &self.fixed_texts {
             check_text("fixed text", &text.text, &text.rect, &text.size)?;

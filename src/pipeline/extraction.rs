@@ -43,6 +43,8 @@ pub enum ExtractError {
     ImageTooSmall(String),
     #[error("no document was found in the image")]
     NoDocumentFound,
+    #[error("no text could be read: {0}")]
+    NoTextFound(String),
     #[error("the document is too blurry to read")]
     TooBlurry,
     /// The document is of a kind the request does not accept.
@@ -63,6 +65,7 @@ impl ExtractError {
             ExtractError::ImageTooLarge(_) => "IMAGE_TOO_LARGE",
             ExtractError::ImageTooSmall(_) => "IMAGE_TOO_SMALL",
             ExtractError::NoDocumentFound => "NO_DOCUMENT_FOUND",
+            ExtractError::NoTextFound(_) => "NO_TEXT_FOUND",
             ExtractError::TooBlurry => "IMAGE_TOO_BLURRY",
             ExtractError::WrongKind { .. } => "WRONG_ID_TYPE",
             ExtractError::Overloaded => "OVERLOADED",

@@ -35,7 +35,8 @@ use crate::domain::DocumentKind;
 /// run it on a blocking thread.
 pub trait Extractor: Send + Sync + 'static {
     /// Reads `bytes` as a document of one of the `accepted` kinds; a document of
-    /// another kind is refused ([`ExtractError::WrongKind`]) before its lines are read.
+    /// another kind is refused ([`ExtractError::WrongKind`]) once it was read, so
+    /// that only a kind positively recognised is named.
     /// With `overlay`, the extraction also carries the picture of what was read
     /// ([`Overlay`]).
     fn extract(

@@ -435,6 +435,27 @@ impl LineBox {
     }
 }
 
+/// Whether a card shows no ink: fewer than 0.5 % of its pixels are 40 grey levels
+/// darker than its median, the paper. Text keeps darker than paper however blurred,
+/// so this tells a blank card (or page) from a blurred one.
+pub fn is_blank(card: &GrayImage) -> bool {
+    let mut histogram = [0u64; 256];
+    for p in card.as_raw() {
+        histogram[usize::from(*p)] += 1;
+    }
+    let total: u64 = histogram.iter().sum();
+    let mut seen = 0;
+    let median = histogram
+        .iter()
+        .position(|&n| {
+            seen += n;
+            2 * seen >= total
+        })
+        .unwrap_or(255);
+    let ink: u64 = histogram[..median.saturating_sub(40)].iter().sum();
+    ink * 200 < total
+}
+
 /// Sharpness of a card: variance of the Laplacian over its grey image. Blurred
 /// captures have little high-frequency energy left.
 ///
@@ -471,6 +492,15 @@ pub fn sharpness(card: &GrayImage, step: usize) -> f32 {
 mod tests {
     use super::*;
     use image::Luma;
+
+    #[test]
+    fn a_card_without_ink_is_blank_and_a_blurred_one_is_not() {
+        let blank = GrayImage::from_fn(1000, 630, |x, _| Luma([230 - (x / 50) as u8]));
+        assert!(is_blank(&blank));
+        let text = card_with_lines(&[(0.3, 0.4, 0.95, 0.04), (0.5, 0.4, 0.95, 0.04)]);
+        let blurred = imageproc::filter::gaussian_blur_f32(&text, 4.0);
+        assert!(!is_blank(&blurred));
+    }
 
     /// A 1000×630 card with a pale pattern and dark "words" on the given rows
     /// (y centre, x range, em) all as fractions.

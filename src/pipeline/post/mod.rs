@@ -237,8 +237,14 @@ pub type Readings = BTreeMap<String, LineReading>;
 /// A field's final printed text and how sure we are of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checked {
+    /// Empty when the line was read but held nothing of the field's format.
     pub text: String,
     pub confidence: f32,
+    /// For a line read that held nothing of its field's format (a national ID that
+    /// is not 14 digits, a date that is no date): a text of that format. It only
+    /// stands in for the field when telling which output fields the field feeds,
+    /// so that they are listed for review while answered empty.
+    pub stand_in: Option<&'static str>,
 }
 
 impl Checked {
@@ -246,9 +252,30 @@ impl Checked {
         Checked {
             text: text.into(),
             confidence: confidence.clamp(0.0, 1.0),
+            stand_in: None,
         }
     }
+
+    /// A field whose line was read at `confidence` but held nothing of its format,
+    /// of which `stand_in` is an example: answered empty, never as the garbage read.
+    pub fn unreadable(confidence: f32, stand_in: &'static str) -> Checked {
+        Checked {
+            stand_in: Some(stand_in),
+            ..Checked::new("", confidence)
+        }
+    }
+
+    /// Whether the field was read: its text has the field's format and was read with
+    /// a confidence of at least [`READ_FLOOR`].
+    pub fn is_read(&self) -> bool {
+        !self.text.is_empty() && self.confidence >= READ_FLOOR
+    }
 }
+
+/// Below this confidence a field's text counts as noise rather than as read: what
+/// the recognizer makes of random pixels scored at most 0.06 on every field of six
+/// noise images (each classified as some kind).
+pub const READ_FLOOR: f32 = 0.1;
 
 /// Validated printed fields of one document, keyed like [`Readings`].
 pub type CheckedFields = BTreeMap<String, Checked>;
@@ -291,6 +318,14 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
         .map(|(k, f)| (k.clone(), f.text.clone()))
         .collect();
     let (flow_a, flow_b) = crate::record::build(kind, &printed);
+    // Unreadable fields stand in as texts of their format, so that the output
+    // fields they would feed are found and listed.
+    let mut with_stand_ins = printed.clone();
+    with_stand_ins.extend(
+        fields
+            .iter()
+            .filter_map(|(k, f)| Some((k.clone(), f.stand_in?.to_owned()))),
+    );
     let field_confidence: BTreeMap<String, f32> = fields
         .iter()
         .map(|(k, f)| (k.clone(), f.confidence))
@@ -300,8 +335,13 @@ fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
         .filter(|(_, c)| **c < LOW_CONFIDENCE)
         .map(|(k, _)| k.clone())
         .collect();
-    let low_confidence_fields =
-        crate::record::build::flow_b_fields_from(kind, &printed, (&flow_a, &flow_b), &doubtful);
+    let built = crate::record::build(kind, &with_stand_ins);
+    let low_confidence_fields = crate::record::build::flow_b_fields_from(
+        kind,
+        &with_stand_ins,
+        (&built.0, &built.1),
+        &doubtful,
+    );
     // The weakest field bounds the document; the mean keeps one shaky optional
     // line from dominating.
     let confidence = if field_confidence.is_empty() {
@@ -362,6 +402,60 @@ mod tests {
             Candidate::new("٢٢٧ ش النيل", 0.2),
         ]);
         assert_eq!(reading.keeping_every_digit("٢٧ ش النيل", 0.97), 0.97);
+    }
+
+    #[test]
+    fn a_national_id_that_is_not_fourteen_digits_is_answered_empty_and_listed() {
+        let mut readings = test_support::confident(&[
+            ("first_name", "باسل"),
+            ("last_name", "اشرف عبدالعزيز محمد"),
+            ("birth_date", "٢٠٠٣/١٢/٢٤"),
+        ]);
+        readings.insert("national_id".into(), LineReading::single("الزوج:أمين", 0.9));
+        let processed = post_process(DocumentKind::NidFront, &readings);
+        assert_eq!(processed.fields["national_id"].text, "");
+        assert!(!processed.fields["national_id"].is_read());
+        assert_eq!(processed.flow_a.national_ID, "");
+        assert!(
+            processed
+                .low_confidence_fields
+                .contains(&"national_id".to_owned()),
+            "{:?}",
+            processed.low_confidence_fields
+        );
+        // Fourteen digits failing the check digit are kept, doubtful.
+        readings.insert(
+            "national_id".into(),
+            LineReading::single("٣٠٣١٢٢٤٠٢٠١٨٥٨", 0.9),
+        );
+        let processed = post_process(DocumentKind::NidFront, &readings);
+        assert_eq!(processed.flow_a.national_ID, "30312240201858");
+        assert!(processed.fields["national_id"].is_read());
+        assert!(
+            processed
+                .low_confidence_fields
+                .contains(&"national_id".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_date_that_is_no_date_is_answered_empty_and_listed() {
+        let mut readings = test_support::confident(&[
+            ("national_id", "٣٠٣١٢٢٤٠٢٠١٨٥٩"),
+            ("issue_date", "٢٠٢١/٠٣/١٥"),
+        ]);
+        readings.insert("expiry_date".into(), LineReading::single("قسم ثان", 0.9));
+        let processed = post_process(DocumentKind::DriverLicence, &readings);
+        assert_eq!(processed.fields["expiry_date"].text, "");
+        assert_eq!(processed.flow_a.expiry, "");
+        assert_eq!(processed.flow_a.issueDate, "15/03/2021");
+        assert!(
+            processed
+                .low_confidence_fields
+                .contains(&"expiry_date".to_owned()),
+            "{:?}",
+            processed.low_confidence_fields
+        );
     }
 
     #[test]

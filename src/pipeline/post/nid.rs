@@ -118,11 +118,18 @@ pub fn national_id(
     if let Some((id, confidence)) = rival_substitution(candidates, expect) {
         return Some((Checked::new(print(&id, digits), confidence * 0.7), Some(id)));
     }
-    let text = match digits {
-        Digits::ArabicIndic => crate::domain::digits::to_arabic_indic(&ascii(&best.text)),
-        Digits::Ascii => ascii(&best.text),
+    // Fourteen digits failing the check are kept, doubtful (the check digit's rule
+    // is not published); anything else is no national ID.
+    let read = ascii(&best.text);
+    let confidence = best.confidence * FAILED_RULE;
+    let checked = match (fourteen_digits(&read), digits) {
+        (None, _) => Checked::unreadable(confidence, "٠"),
+        (Some(_), Digits::ArabicIndic) => {
+            Checked::new(crate::domain::digits::to_arabic_indic(&read), confidence)
+        }
+        (Some(_), Digits::Ascii) => Checked::new(read, confidence),
     };
-    Some((Checked::new(text, best.confidence * FAILED_RULE), None))
+    Some((checked, None))
 }
 
 /// The digits of a 14-digit ASCII reading.
@@ -394,11 +401,13 @@ mod tests {
 
     #[test]
     fn flags_an_invalid_reading() {
+        // Not fourteen digits: no national ID at all, answered empty.
         let r = readings(&[("1234", 0.95)]);
         let (checked, id) =
             national_id(&r, "national_id", Digits::ArabicIndic, Expect::default()).unwrap();
         assert!(id.is_none());
-        assert_eq!(checked.text, "١٢٣٤");
+        assert_eq!(checked.text, "");
+        assert!(checked.stand_in.is_some());
         assert!(checked.confidence < 0.5);
         // Impossible birth date (month 13), unknown governorate 05, both flagged.
         for bad in ["30313240201859", "30312240501859"] {

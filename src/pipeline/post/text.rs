@@ -194,6 +194,15 @@ impl DateForm {
             _ => None,
         }
     }
+
+    /// A date printed in this form (see [`Checked::unreadable`]).
+    fn stand_in(self) -> &'static str {
+        match self {
+            DateForm::ArabicYmd => "٢٠٠٠/٠١/٠١",
+            DateForm::ArabicYm => "٢٠٠٠/٠١",
+            DateForm::AsciiDmy => "01/01/2000",
+        }
+    }
 }
 
 /// The printed text of `date` in `form`, if the form can show it.
@@ -232,10 +241,13 @@ pub fn date(
             return Some((Checked::new(text, candidate.confidence), Some(date)));
         }
     }
-    Some((
-        Checked::new(clean(&best.text), best.confidence * FAILED_RULE),
-        None,
-    ))
+    // A real date that failed only the cross-check is kept, doubtful; anything
+    // else is no date at all.
+    let failed = match plausible_date(&best.text) {
+        Some(_) => Checked::new(clean(&best.text), best.confidence * FAILED_RULE),
+        None => Checked::unreadable(best.confidence * FAILED_RULE, form.stand_in()),
+    };
+    Some((failed, None))
 }
 
 /// A number printed in Arabic-Indic digits (cylinders, engine size, year): the first
@@ -256,10 +268,7 @@ pub fn arabic_number(
             return Some(Checked::new(to_arabic_indic(&ascii), candidate.confidence));
         }
     }
-    Some(Checked::new(
-        clean(&best.text),
-        best.confidence * FAILED_RULE,
-    ))
+    Some(Checked::unreadable(best.confidence * FAILED_RULE, "٠"))
 }
 
 /// Latin text printed upper-case (names in Latin, document numbers): the first
