@@ -47,6 +47,16 @@ pub struct ServeArgs {
     /// Longest time to receive an upload body.
     #[arg(long, env = "HAWIYA_UPLOAD_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub upload_timeout: Duration,
+    /// Longest time from a request's first byte to the end of its headers; a slower
+    /// client is answered 408 and disconnected.
+    #[arg(long, env = "HAWIYA_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+    /// Longest time a keep-alive connection stays open with no request in flight.
+    #[arg(long, env = "HAWIYA_IDLE_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+    /// Most client connections open at once; further ones wait to be accepted.
+    #[arg(long, env = "HAWIYA_MAX_CONNECTIONS", default_value_t = 512)]
+    pub max_connections: usize,
     /// API keys accepted besides the keys file, comma-separated (for quick starts and tests).
     #[arg(
         long,
@@ -76,6 +86,9 @@ pub struct Settings {
     pub workers: usize,
     pub max_file_bytes: usize,
     pub upload_timeout: Duration,
+    pub header_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub max_connections: usize,
     pub api_keys: Vec<String>,
     pub free_credits: u64,
     pub keys_file: PathBuf,
@@ -98,6 +111,9 @@ impl Settings {
             workers: default_workers(),
             max_file_bytes: MAX_FILE_BYTES,
             upload_timeout: Duration::from_secs(60),
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            max_connections: 512,
             api_keys: Vec::new(),
             free_credits: FREE_TIER_CREDITS,
             keys_file: data_dir.join("keys.toml"),
@@ -127,6 +143,9 @@ impl From<ServeArgs> for Settings {
             workers: args.workers.unwrap_or_else(default_workers).max(1),
             max_file_bytes: args.max_file_bytes,
             upload_timeout: args.upload_timeout,
+            header_timeout: args.header_timeout,
+            idle_timeout: args.idle_timeout,
+            max_connections: args.max_connections.max(1),
             api_keys: args
                 .api_keys
                 .into_iter()
@@ -195,6 +214,9 @@ mod tests {
         assert_eq!(settings.result_ttl, Duration::from_secs(600));
         assert_eq!(settings.blocked_wait, Duration::from_secs(5));
         assert_eq!(settings.max_file_bytes, 10_485_760);
+        assert_eq!(settings.header_timeout, Duration::from_secs(10));
+        assert_eq!(settings.idle_timeout, Duration::from_secs(30));
+        assert_eq!(settings.max_connections, 512);
         assert_eq!(settings.keys_file, PathBuf::from("hawiya-data/keys.toml"));
         assert!(settings.demo);
         assert!(!Settings::from(Cli::parse_from(["hawiya", "--no-demo"]).serve).demo);

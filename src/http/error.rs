@@ -47,6 +47,14 @@ pub enum ApiError {
     FileTooLarge { limit: usize },
     #[error("the upload was not received within {0:?}")]
     UploadTimeout(Duration),
+    #[error("the request line or a header is malformed")]
+    MalformedRequest,
+    #[error("the request URI is longer than the 65,534 bytes accepted")]
+    UriTooLong,
+    #[error("the request has more than 100 headers, or a head longer than 400 KiB")]
+    HeadersTooLarge,
+    #[error("the request's headers did not arrive within {0:?}")]
+    HeaderTimeout(Duration),
     #[error("the query parameter `id` is required")]
     MissingId,
     #[error("isBlocked must be true or false")]
@@ -92,11 +100,12 @@ impl ApiError {
             Unauthorized => StatusCode::UNAUTHORIZED,
             NoCredits => StatusCode::PAYMENT_REQUIRED,
             InvalidIdType | MissingFile | WrongFieldName(_) | InvalidMultipart(_) | EmptyFile
-            | UnsupportedFormat | MissingId | InvalidIsBlocked | InvalidOverlay => {
-                StatusCode::BAD_REQUEST
-            }
+            | UnsupportedFormat | MissingId | InvalidIsBlocked | InvalidOverlay
+            | MalformedRequest => StatusCode::BAD_REQUEST,
             FileTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            UploadTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            UploadTimeout(_) | HeaderTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            UriTooLong => StatusCode::URI_TOO_LONG,
+            HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             IdNotFound => StatusCode::FORBIDDEN,
             QueueFull { .. } | ShuttingDown | NotReady => StatusCode::SERVICE_UNAVAILABLE,
             NotFound(_) => StatusCode::NOT_FOUND,
@@ -120,6 +129,10 @@ impl ApiError {
             UnsupportedFormat => "UNSUPPORTED_FORMAT",
             FileTooLarge { .. } => "FILE_TOO_LARGE",
             UploadTimeout(_) => "UPLOAD_TIMEOUT",
+            MalformedRequest => "MALFORMED_REQUEST",
+            UriTooLong => "URI_TOO_LONG",
+            HeadersTooLarge => "HEADERS_TOO_LARGE",
+            HeaderTimeout(_) => "HEADER_TIMEOUT",
             MissingId => "MISSING_ID",
             InvalidIsBlocked => "INVALID_IS_BLOCKED",
             InvalidOverlay => "INVALID_OVERLAY",
@@ -200,6 +213,10 @@ pub const REASONS: &[(&str, u16)] = &[
     ("UNSUPPORTED_FORMAT", 400),
     ("FILE_TOO_LARGE", 413),
     ("UPLOAD_TIMEOUT", 408),
+    ("MALFORMED_REQUEST", 400),
+    ("URI_TOO_LONG", 414),
+    ("HEADERS_TOO_LARGE", 431),
+    ("HEADER_TIMEOUT", 408),
     ("MISSING_ID", 400),
     ("INVALID_IS_BLOCKED", 400),
     ("INVALID_OVERLAY", 400),
@@ -219,3 +236,70 @@ pub const REASONS: &[(&str, u16)] = &[
     ("OVERLOADED", 503),
     ("INTERNAL_ERROR", 500),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::DocumentKind;
+
+    #[test]
+    fn every_reason_is_listed_with_its_status_and_documented() {
+        use ApiError::*;
+        let d = Duration::from_secs(1);
+        let extraction = [
+            ExtractError::UnsupportedFormat,
+            ExtractError::Corrupt(String::new()),
+            ExtractError::ImageTooLarge(String::new()),
+            ExtractError::ImageTooSmall(String::new()),
+            ExtractError::NoDocumentFound,
+            ExtractError::NoTextFound(String::new()),
+            ExtractError::TooBlurry,
+            ExtractError::WrongKind {
+                found: DocumentKind::Passport,
+            },
+            ExtractError::Overloaded,
+            ExtractError::Internal(String::new()),
+        ];
+        let errors = [
+            Unauthorized,
+            NoCredits,
+            InvalidIdType,
+            MissingFile,
+            WrongFieldName(String::new()),
+            InvalidMultipart(String::new()),
+            EmptyFile,
+            UnsupportedFormat,
+            FileTooLarge { limit: 1 },
+            UploadTimeout(d),
+            MalformedRequest,
+            UriTooLong,
+            HeadersTooLarge,
+            HeaderTimeout(d),
+            MissingId,
+            InvalidIsBlocked,
+            IdNotFound,
+            QueueFull { retry_after: d },
+            ShuttingDown,
+            NotReady,
+            NotFound(String::new()),
+            MethodNotAllowed,
+            Internal,
+            WrongIdType {
+                requested: IdType::NationalIdBack,
+                found: DocumentKind::Passport,
+            },
+        ]
+        .into_iter()
+        .chain(extraction.into_iter().map(Extraction));
+        let docs = include_str!("../../docs/http.md");
+        for error in errors {
+            let listed = (error.reason(), error.status().as_u16());
+            assert!(REASONS.contains(&listed), "{listed:?} is not in REASONS");
+            assert!(
+                docs.contains(&format!("`{}`", error.reason())),
+                "{} is not in docs/http.md",
+                error.reason()
+            );
+        }
+    }
+}

@@ -65,8 +65,15 @@ pub async fn record_metrics(request: Request, next: Next) -> Response<Body> {
     metrics::counter!("hawiya_http_requests_total", &labels).increment(1);
     metrics::histogram!("hawiya_http_request_duration_seconds", &labels[..2])
         .record(started.elapsed());
-    if status == StatusCode::INTERNAL_SERVER_ERROR {
-        tracing::warn!(route = %labels[0].1, "answered 500");
+    // One line per failed answer, never its body: our faults at ERROR, a full
+    // queue (documented, with Retry-After) at WARN, the client's at DEBUG.
+    let route = &labels[0].1;
+    if status.is_server_error() && status != StatusCode::SERVICE_UNAVAILABLE {
+        tracing::error!(%route, %status, "answered a server error");
+    } else if status == StatusCode::SERVICE_UNAVAILABLE {
+        tracing::warn!(%route, "answered 503");
+    } else if status.is_client_error() {
+        tracing::debug!(%route, %status, "answered a client error");
     }
     response
 }

@@ -7,11 +7,13 @@
 mod auth;
 mod bodies;
 mod config;
+mod connection;
 mod demo;
 mod error;
 mod id_type;
 mod jobs;
 mod layers;
+mod listener;
 mod multipart;
 mod openapi;
 mod ops;
@@ -29,7 +31,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
 use axum::routing::{get, post};
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::sync::oneshot;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
@@ -42,6 +44,7 @@ pub use bodies::{FlowAData, FlowBAnswer, FlowBError, UploadAccepted};
 pub use config::{DEFAULT_PREFIX, MAX_FILE_BYTES, ServeArgs, Settings, parse_duration};
 pub use error::{ApiError, ErrorBody, REASONS};
 pub use id_type::IdType;
+pub use multipart::{Upload, read_upload};
 
 /// The header carrying a key's balance on every authenticated answer.
 pub const CREDITS_HEADER: &str = "x-credits-remaining";
@@ -121,10 +124,13 @@ fn router(app: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn(layers::json_errors))
         .layer(CatchPanicLayer::custom(layers::panic_to_json))
         .layer(
-            // Spans name the method and path only: no query (ids), no bodies.
-            TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
-                tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
-            }),
+            // Spans name the method and path only: no query (ids), no bodies. Failed
+            // answers are logged once, by `layers::record_metrics`.
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &axum::http::Request<_>| {
+                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+                })
+                .on_failure(()),
         )
         .with_state(app)
 }
@@ -138,7 +144,14 @@ fn prometheus() -> PrometheusHandle {
                 .set_buckets(&[
                     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
                 ])
-                .expect("bucket list is not empty")
+                .and_then(|builder| {
+                    // A count, not a duration.
+                    builder.set_buckets_for_metric(
+                        Matcher::Full("recognizer_batch_size".into()),
+                        &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0],
+                    )
+                })
+                .expect("bucket lists are not empty")
                 .build_recorder();
             let handle = recorder.handle();
             if metrics::set_global_recorder(recorder).is_err() {
@@ -217,10 +230,15 @@ impl Server {
             }
         };
         let service = router(app.clone());
+        let (max_connections, timeouts) = (
+            app.settings.max_connections,
+            connection::Timeouts {
+                header: app.settings.header_timeout,
+                idle: app.settings.idle_timeout,
+            },
+        );
         let task = tokio::spawn(async move {
-            axum::serve(listener, service)
-                .with_graceful_shutdown(signal)
-                .await?;
+            listener::serve(listener, service, max_connections, timeouts, signal).await;
             // Requests are done; now let every accepted job finish and store its result.
             app.jobs.drain().await;
             sweeper.abort();

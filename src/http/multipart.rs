@@ -124,6 +124,32 @@ pub async fn read_upload(request: Request, max_file_bytes: usize) -> Result<Uplo
     })
 }
 
+/// Reads and discards a request's body, up to the largest upload accepted
+/// (`max_file_bytes` and framing), for a request refused before its body was read:
+/// a client that writes its whole body before reading (Python's http.client,
+/// .NET's HttpClient) then reads the refusal instead of a broken pipe. A client
+/// that sent `Expect: 100-continue` is never told to continue, so it sends nothing
+/// and nothing is read.
+pub async fn discard_body(request: Request, max_file_bytes: usize) {
+    let expects_continue = request
+        .headers()
+        .get(header::EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    if expects_continue {
+        return;
+    }
+    let limit = max_file_bytes as u64 + FRAMING_ALLOWANCE;
+    let mut body = request.into_body();
+    let mut seen = 0u64;
+    while let Some(Ok(frame)) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await
+    {
+        seen += frame.data_ref().map_or(0, |data| data.len() as u64);
+        if seen > limit {
+            return;
+        }
+    }
+}
+
 /// A request body that fails once more than `limit` bytes arrived. Before failing
 /// it discards the rest of the body (up to `drain_cap` bytes in all), so the error
 /// answer is not lost to a connection reset.

@@ -34,7 +34,7 @@ use crate::record::{
         super::ops::metrics,
         super::ops::openapi,
     ),
-    components(schemas(ErrorBody, UploadAnswer, UploadAccepted, ReadAnswer, FlowAData, FlowBAnswer, FlowBError, OverlayBody, Health)),
+    components(schemas(ErrorBody, UploadForm, UploadAnswer, UploadAccepted, ReadAnswer, FlowAData, FlowBAnswer, FlowBError, OverlayBody, Health)),
     modifiers(&Security),
     tags(
         (name = "documents", description = "upload a document image and read its fields"),
@@ -185,6 +185,15 @@ impl ToSchema for ReadAnswer<'_> {
     fn name() -> std::borrow::Cow<'static, str> {
         "ReadAnswer".into()
     }
+}
+
+/// The upload's multipart form: one part, `file`, required.
+#[derive(ToSchema)]
+#[allow(dead_code)] // only its schema is used
+pub struct UploadForm {
+    /// The image: JPEG, PNG or PDF, at most 10,485,760 bytes.
+    #[schema(format = Binary, content_media_type = "application/octet-stream")]
+    file: String,
 }
 
 /// What a successful upload answers: an id in Flow A, the result in Flow B.

@@ -24,7 +24,7 @@ use crate::store::{JobId, Taken};
     path = "/ReadImage",
     tag = "documents",
     params(
-        ("id" = String, Query, description = "the id answered by uploadImage"),
+        ("id" = String, Query, pattern = "^[0-9]{19}$", description = "the id answered by uploadImage (19 digits)"),
         ("isBlocked" = Option<bool>, Query, description = "`true`: wait (up to the server's bound, 5 s by default) for the result instead of answering `{}` at once. Default false."),
     ),
     responses(

@@ -14,7 +14,7 @@ use super::bodies::{
     FlowAData, FlowBAnswer, FlowBError, OverlayBody, UploadAccepted, process_time,
 };
 use super::error::{ApiError, ErrorBody};
-use super::multipart::{Upload, read_upload};
+use super::multipart::{Upload, discard_body, read_upload};
 use super::{AppState, FlowADone, query, with_credits};
 use crate::keys::{KeyId, Reservation};
 use crate::pipeline::ExtractError;
@@ -27,16 +27,16 @@ use crate::pipeline::ExtractError;
     path = "/uploadImage",
     tag = "documents",
     params(
-        ("ID_type" = Option<u8>, Query, description = "0 (default): National ID front, driver licence or car licence; 1: National ID back; 2: passport or residence permit; 3: car licence (Flow B)"),
+        ("ID_type" = Option<u8>, Query, minimum = 0, maximum = 3, description = "0 (default): National ID front, driver licence or car licence; 1: National ID back; 2: passport or residence permit; 3: car licence (Flow B)"),
         ("overlay" = Option<bool>, Query, description = "`true`: the result also carries `overlay`, the rectified card as a JPEG data URL with the box of every line read (Flow A: in the ReadImage answer; Flow B: in this answer). Kept only with the result, for the uploading key. Default false."),
     ),
-    request_body(content_type = "multipart/form-data", description = "one part named `file` holding the image"),
+    request_body(content = super::openapi::UploadForm, content_type = "multipart/form-data", description = "one part named `file` holding the image"),
     responses(
         (status = 200, description = "Flow A: accepted; read the result by id. Flow B: the result", body = super::openapi::UploadAnswer,
             headers(("X-Credits-Remaining" = u64, description = "credits left on the key"))),
         (status = 400, description = "invalid ID_type or overlay, missing or misnamed file part, empty file, unsupported format; Flow B also reports unreadable documents here or as 422", body = ErrorBody),
-        (status = 401, description = "missing or unknown key", body = ErrorBody),
-        (status = 402, description = "no credits left", body = ErrorBody),
+        (status = 401, description = "missing or unknown key (answered once the body is read and discarded, or at once to `Expect: 100-continue`)", body = ErrorBody),
+        (status = 402, description = "no credits left (answered as 401 is)", body = ErrorBody),
         (status = 408, description = "upload not received in time", body = ErrorBody),
         (status = 413, description = "file over 10,485,760 bytes", body = ErrorBody),
         (status = 422, description = "Flow B: the document could not be read (reason: NO_DOCUMENT_FOUND, NO_TEXT_FOUND, IMAGE_TOO_BLURRY, WRONG_ID_TYPE, CORRUPT_FILE, IMAGE_TOO_SMALL, IMAGE_TOO_LARGE)", body = FlowBError),
@@ -48,22 +48,33 @@ pub async fn upload_image(State(app): State<Arc<AppState>>, request: Request) ->
     let started = Instant::now();
     let caller = match auth::authenticate(request.headers(), &app.keys) {
         Ok(caller) => caller,
-        Err(e) => return e.into_response(),
+        Err(refusal) => {
+            discard_unread(&app, request).await;
+            count_upload("unknown", Err(&refusal));
+            return refusal.into_response();
+        }
     };
-    metrics::counter!("hawiya_uploads_total", "flow" => match caller.flow {
-        Flow::A => "a",
-        Flow::B => "b",
-    })
-    .increment(1);
-    let response = match caller.flow {
-        Flow::A => flow_a(&app, caller.key, request)
-            .await
-            .unwrap_or_else(IntoResponse::into_response),
-        Flow::B => flow_b(&app, caller.key, request, started)
-            .await
-            .unwrap_or_else(|e| flow_b_error(&e, started)),
+    let (flow, answer) = match caller.flow {
+        Flow::A => ("a", flow_a(&app, caller.key, request).await),
+        Flow::B => ("b", flow_b(&app, caller.key, request, started).await),
+    };
+    count_upload(flow, answer.as_ref());
+    let response = match (caller.flow, answer) {
+        (_, Ok(response)) => response,
+        (Flow::A, Err(e)) => e.into_response(),
+        (Flow::B, Err(e)) => flow_b_error(&e, started),
     };
     with_credits(response, app.credits.remaining(caller.key))
+}
+
+/// Counts an upload as accepted (admitted for extraction, whatever the extraction
+/// then gives) or as refused, by reason.
+fn count_upload(flow: &'static str, answer: Result<&Response, &ApiError>) {
+    let outcome = match answer {
+        Ok(_) | Err(ApiError::Extraction(_) | ApiError::WrongIdType { .. }) => "accepted",
+        Err(refusal) => refusal.reason(),
+    };
+    metrics::counter!("hawiya_uploads_total", "flow" => flow, "outcome" => outcome).increment(1);
 }
 
 /// What both flows need before extraction starts.
@@ -74,17 +85,34 @@ struct Accepted {
     admission: super::jobs::Admission,
 }
 
-async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted, ApiError> {
-    let query = UploadQuery::parse(request.uri())?;
+/// What can be refused before the body is read: the query, a server shutting
+/// down, a key without credits.
+fn check_before_body(app: &AppState, key: KeyId, uri: &Uri) -> Result<UploadQuery, ApiError> {
+    let query = UploadQuery::parse(uri)?;
     if app.is_shutting_down() {
         return Err(ApiError::ShuttingDown);
     }
-    // Before reading the body: a key without credits costs no upload bandwidth.
-    let reservation = app.credits.reserve(key).map_err(|_| ApiError::NoCredits)?;
+    if app.credits.remaining(key) == 0 {
+        return Err(ApiError::NoCredits);
+    }
+    Ok(query)
+}
+
+async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted, ApiError> {
+    let query = match check_before_body(app, key, request.uri()) {
+        Ok(query) => query,
+        Err(refusal) => {
+            discard_unread(app, request).await;
+            return Err(refusal);
+        }
+    };
     let timeout = app.settings.upload_timeout;
     let upload = tokio::time::timeout(timeout, read_upload(request, app.settings.max_file_bytes))
         .await
         .map_err(|_| ApiError::UploadTimeout(timeout))??;
+    // Only a complete upload holds a credit, so a key's slow uploads never lock the
+    // credits its other uploads need.
+    let reservation = app.credits.reserve(key).map_err(|_| ApiError::NoCredits)?;
     let admission = app.jobs.admit().ok_or(ApiError::QueueFull {
         retry_after: app.settings.retry_after,
     })?;
@@ -94,6 +122,13 @@ async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted
         upload,
         admission,
     })
+}
+
+/// Reads and discards the body of a request refused before it was read (within the
+/// upload timeout), so that the client sees the refusal; see [`discard_body`].
+async fn discard_unread(app: &AppState, request: Request) {
+    let limit = app.settings.max_file_bytes;
+    let _ = tokio::time::timeout(app.settings.upload_timeout, discard_body(request, limit)).await;
 }
 
 /// The upload's query parameters.

@@ -228,10 +228,11 @@ impl BatcherHandle {
             if self.shared.queue.send(job).is_err() {
                 return Err(RecognizeError::ShutDown);
             }
+            // Taken off when the crop joins a batch (`dispatch`): the gauge counts the
+            // crops waiting for one.
+            metrics::gauge!("recognizer_queue_depth").increment(1.0);
             replies.push(rx);
         }
-        metrics::gauge!("recognizer_queue_depth")
-            .set(self.shared.queued.load(Ordering::Relaxed) as f64);
         replies
             .into_iter()
             .map(|rx| rx.recv().unwrap_or(Err(RecognizeError::ShutDown)))
@@ -374,6 +375,7 @@ fn dispatch(
                 .record((now - job.enqueued).as_secs_f64());
         }
         metrics::histogram!("recognizer_batch_size").record(batch.len() as f64);
+        metrics::gauge!("recognizer_queue_depth").decrement(batch.len() as f64);
         if batches.send(batch).is_err() {
             return;
         }

@@ -197,12 +197,33 @@ impl TestServer {
         TestServer::start_in(dir, settings, pipeline).await
     }
 
+    /// A server reading with `extractor` instead of the double (`pipeline` is then
+    /// an idle double).
+    pub async fn start_with(
+        configure: impl FnOnce(&mut Settings),
+        extractor: Arc<dyn Extractor>,
+    ) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let mut settings = settings(dir.path());
+        configure(&mut settings);
+        TestServer::serve(dir, settings, extractor, Arc::new(FakePipeline::default())).await
+    }
+
     pub async fn start_in(
         dir: tempfile::TempDir,
         settings: Settings,
         pipeline: Arc<FakePipeline>,
     ) -> TestServer {
-        let server = Server::start(settings, pipeline.clone()).await.unwrap();
+        TestServer::serve(dir, settings, pipeline.clone(), pipeline).await
+    }
+
+    async fn serve(
+        dir: tempfile::TempDir,
+        settings: Settings,
+        extractor: Arc<dyn Extractor>,
+        pipeline: Arc<FakePipeline>,
+    ) -> TestServer {
+        let server = Server::start(settings, extractor).await.unwrap();
         let base = format!("http://{}", server.local_addr());
         TestServer {
             server: Some(server),
