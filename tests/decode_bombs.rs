@@ -2,13 +2,13 @@
 //! far more than they hold. Each is answered with its documented error (or read, when
 //! what it declares is within the limits), and the heap memory live at any moment
 //! while decoding stays under a stated bound. Memory is measured by a counting global
-//! allocator in this test binary; the cases run one at a time so that one case's
-//! allocations are not counted against another.
+//! allocator in this test binary; the cases run one at a time, building their files
+//! included, so that one case's allocations are not counted against another.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use flate2::Compression;
 use flate2::write::ZlibEncoder;
@@ -62,8 +62,13 @@ fn grew(size: usize) {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// One case at a time: the counters are process-wide.
+/// One case at a time: the counters are process-wide, and a case building its bomb
+/// (a 64 MiB buffer for the PNG IDAT) while another decodes would be counted there.
 static SERIAL: Mutex<()> = Mutex::new(());
+
+fn one_case_at_a_time() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// What a bomb inflates to: far over every bound asserted below.
 const BOMB_BYTES: u64 = 256 << 20;
@@ -76,7 +81,6 @@ const PEAK_BOUND: usize = 64 << 20;
 /// Decodes `bytes` with the default limits and returns the outcome (as the pipeline
 /// reports it) and the most heap memory live at once above what was live before.
 fn decode_measured(bytes: &[u8]) -> (Result<(u32, u32), ExtractError>, usize) {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     let outcome = decode(bytes, &DecodeLimits::default())
@@ -234,6 +238,7 @@ fn flate_image(data: Vec<u8>) -> Stream {
 
 #[test]
 fn a_pdf_image_stream_inflating_past_its_declared_pixels_is_refused_without_inflating_it() {
+    let _serial = one_case_at_a_time();
     let bytes = pdf(
         600.0,
         400.0,
@@ -245,6 +250,7 @@ fn a_pdf_image_stream_inflating_past_its_declared_pixels_is_refused_without_infl
 
 #[test]
 fn a_pdf_content_stream_bomb_is_refused() {
+    let _serial = one_case_at_a_time();
     let content = Stream::new(
         dictionary! { "Filter" => "FlateDecode" },
         zlib_zeros(BOMB_BYTES),
@@ -256,6 +262,7 @@ fn a_pdf_content_stream_bomb_is_refused() {
 
 #[test]
 fn a_png_whose_idat_inflates_past_its_pixels_costs_no_more_than_its_pixels() {
+    let _serial = one_case_at_a_time();
     let mut raw = white_rows(2000, 1500);
     raw.resize(BOMB_BYTES as usize / 4, 0);
     let bytes = png(2000, 1500, &[], &zlib(&raw));
@@ -265,6 +272,7 @@ fn a_png_whose_idat_inflates_past_its_pixels_costs_no_more_than_its_pixels() {
 
 #[test]
 fn a_png_ztxt_bomb_costs_nothing() {
+    let _serial = one_case_at_a_time();
     let mut ztxt = b"Comment\0\0".to_vec();
     ztxt.extend_from_slice(&zlib_zeros(BOMB_BYTES));
     let bytes = png(
@@ -278,6 +286,7 @@ fn a_png_ztxt_bomb_costs_nothing() {
 
 #[test]
 fn a_png_iccp_bomb_costs_nothing() {
+    let _serial = one_case_at_a_time();
     let mut iccp = b"profile\0\0".to_vec();
     iccp.extend_from_slice(&zlib_zeros(BOMB_BYTES));
     let bytes = png(
@@ -309,12 +318,14 @@ fn with_frame_size(mut jpeg: Vec<u8>, width: u16, height: u16) -> Vec<u8> {
 
 #[test]
 fn a_jpeg_frame_header_declaring_a_huge_image_is_refused_before_decoding() {
+    let _serial = one_case_at_a_time();
     let bytes = with_frame_size(jpeg(400, 300), 60_000, 60_000);
     assert_bounded("JPEG SOF", &bytes, Err("IMAGE_TOO_LARGE"));
 }
 
 #[test]
 fn a_huge_jpeg_frame_header_followed_by_a_small_one_is_refused() {
+    let _serial = one_case_at_a_time();
     // Decoders size their buffers from the first frame header; a check of the last
     // alone would pass this file.
     let small = jpeg(400, 300);
@@ -329,6 +340,7 @@ fn a_huge_jpeg_frame_header_followed_by_a_small_one_is_refused() {
 
 #[test]
 fn a_pdf_jpeg_declaring_more_pixels_than_its_image_dictionary_is_refused() {
+    let _serial = one_case_at_a_time();
     let image = Stream::new(
         dictionary! {
             "Type" => "XObject", "Subtype" => "Image",
@@ -344,6 +356,7 @@ fn a_pdf_jpeg_declaring_more_pixels_than_its_image_dictionary_is_refused() {
 
 #[test]
 fn a_pdf_inline_image_that_could_inflate_past_the_stream_bound_is_refused() {
+    let _serial = one_case_at_a_time();
     let mut content = b"q 100 0 0 100 0 0 cm BI /W 100 /H 100 /CS /RGB /BPC 8 /F /Fl ID ".to_vec();
     content.extend_from_slice(&zlib_zeros(BOMB_BYTES));
     content.extend_from_slice(b" EI Q");
@@ -358,6 +371,7 @@ fn a_pdf_inline_image_that_could_inflate_past_the_stream_bound_is_refused() {
 
 #[test]
 fn a_pdf_whose_streams_together_decode_past_the_page_bound_is_refused() {
+    let _serial = one_case_at_a_time();
     // Forty content streams of 4 MiB each: each within the stream bound, together
     // over the page's.
     let piece = zlib(&vec![b' '; 4 << 20]);
