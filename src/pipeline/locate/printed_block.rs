@@ -5,11 +5,11 @@
 //! face is mostly plain paper between lines of print; it gives way to the best
 //! outline that encloses it with its sides backed at a lower threshold.
 
+use super::LocateConfig;
+use super::gradient::GradientField;
+use super::lines::{angle_between, hough_lines_where, parallel_pairs};
+use super::quads::{quad_from_lines, score_quad_at};
 use super::three_sided::MIN_GROWTH;
-use super::{
-    GradientField, LocateConfig, angle_between, hough_lines_where, parallel_pairs, quad_from_lines,
-    score_quad_at,
-};
 use crate::pipeline::warp::{Point, Quad};
 
 /// Share of an outline's inside with edges above the field's threshold from

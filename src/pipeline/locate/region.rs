@@ -11,7 +11,9 @@
 use image::RgbImage;
 use imageproc::point::Point as PixelPoint;
 
-use super::{LocateConfig, fit_line, outward_normal, quad_from_sides, score_shape};
+use super::LocateConfig;
+use super::quads::score_shape;
+use super::sides::{fit_line, outward_normal, quad_from_sides};
 use crate::pipeline::warp::{Point, Quad};
 
 /// Width of the border strips the surface is read from, as a share of the short side.

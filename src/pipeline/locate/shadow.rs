@@ -7,7 +7,7 @@
 
 use image::RgbImage;
 
-use super::{bilinear, fit_line_trimmed, outward_normal, quad_from_sides};
+use super::sides::{bilinear, fit_line_trimmed, outward_normal, quad_from_sides};
 use crate::pipeline::warp::{Point, Quad};
 
 /// Farthest inside a side its card's edge is looked for, as a share of the card's

@@ -5,7 +5,10 @@
 //! strongest lines in the image). Three backed sides and the document's aspect
 //! place the fourth.
 
-use super::{GradientField, Line, LocateConfig, angle_between, score_shape, side_score};
+use super::LocateConfig;
+use super::gradient::GradientField;
+use super::lines::{Line, angle_between};
+use super::quads::{score_shape, side_score};
 use crate::pipeline::warp::{Point, Quad};
 
 /// [`side_score`] each of the three sides needs.

@@ -1,0 +1,443 @@
+//! Side fitting: an outline's sides refined against the image's edges, pushed out
+//! onto a card's faint edge beyond print ([`grow`]), nudged to the placement with the
+//! most support ([`refine`]), and fitted to edge points at full resolution
+//! ([`fit_sides`]).
+
+use image::RgbImage;
+
+use super::LocateConfig;
+use super::gradient::GradientField;
+use super::quads::{aspect_error, score_quad, side_hits, side_support};
+use crate::pipeline::warp::{Point, Quad};
+
+/// Sharpens an outline found at low resolution on the full-resolution image: along
+/// each side, the strongest edge of the side's polarity is looked for within
+/// `reach` pixels across it at many points, and a line is fitted through those
+/// points (twice, dropping outliers). Corners are where fitted lines cross. A side
+/// with too few edge points keeps its line.
+pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
+    let c = quad.corners;
+    let mut lines: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
+    let steps = reach.ceil() as i32;
+    for line in lines.iter_mut() {
+        let (a, b) = *line;
+        let len = a.distance(b);
+        if len < 10.0 {
+            continue;
+        }
+        let (tx, ty) = ((b.x - a.x) / len, (b.y - a.y) / len);
+        let (nx, ny) = (-ty, tx);
+        // Derivative across the side, averaged over three points along it.
+        let derivative = |p: Point, o: f32, channel: usize| -> Option<f32> {
+            let mut sum = 0.0;
+            for along in [-1.5f32, 0.0, 1.5] {
+                let (x, y) = (p.x + tx * along + nx * o, p.y + ty * along + ny * o);
+                sum += bilinear(image, x + nx, y + ny, channel)?
+                    - bilinear(image, x - nx, y - ny, channel)?;
+            }
+            Some(sum / 6.0)
+        };
+        let count = 48;
+        // Profiles across the side in one channel, and how strongly and
+        // consistently they show an edge of one polarity.
+        let profiles_in = |channel: usize| {
+            let mut profiles: Vec<(Point, Vec<(f32, f32)>)> = Vec::with_capacity(count);
+            let mut polarity = 0.0;
+            for k in 0..count {
+                let t = 0.08 + 0.84 * k as f32 / (count - 1) as f32;
+                let p = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+                let profile: Vec<(f32, f32)> = (-steps..=steps)
+                    .filter_map(|o| derivative(p, o as f32, channel).map(|d| (o as f32, d)))
+                    .collect();
+                if let Some(&(_, d)) = profile
+                    .iter()
+                    .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+                {
+                    polarity += d;
+                }
+                profiles.push((p, profile));
+            }
+            (profiles, polarity)
+        };
+        // The channel the side shows best in: a cream card on white paper is an
+        // edge in blue long before it is one in brightness.
+        let Some((profiles, polarity)) = (0..3)
+            .map(profiles_in)
+            .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+        else {
+            continue;
+        };
+        let sign = polarity.signum();
+        let mut points: Vec<Point> = Vec::new();
+        for (p, profile) in &profiles {
+            let strongest = |sign: f32, within: std::ops::Range<usize>| {
+                within.max_by(|&x, &y| (profile[x].1 * sign).total_cmp(&(profile[y].1 * sign)))
+            };
+            let Some(i) = strongest(sign, 0..profile.len()) else {
+                continue;
+            };
+            let d = profile[i].1;
+            if d * sign < 2.0 {
+                continue;
+            }
+            // Parabola through a peak and its neighbours for a sub-pixel offset.
+            let refine = |i: usize, sign: f32| {
+                let (o, m) = (profile[i].0, profile[i].1 * sign);
+                if i == 0 || i + 1 >= profile.len() {
+                    return o;
+                }
+                let (l, r) = (profile[i - 1].1 * sign, profile[i + 1].1 * sign);
+                let denom = l - 2.0 * m + r;
+                if denom.abs() > 1e-6 {
+                    o + 0.5 * (l - r) / denom
+                } else {
+                    o
+                }
+            };
+            let mut offset = refine(i, sign);
+            // A printed outline is a thin dark line: an edge of each polarity a
+            // pixel or two apart, about as strong. Its middle is the card's
+            // border; taking one of its edges would depend on which is a shade
+            // stronger, and so on the image's orientation.
+            let near = i.saturating_sub(4)..(i + 5).min(profile.len());
+            if let Some(j) = strongest(-sign, near)
+                && -profile[j].1 * sign >= 0.5 * d * sign
+            {
+                offset = 0.5 * (offset + refine(j, -sign));
+            }
+            points.push(Point::new(p.x + nx * offset, p.y + ny * offset));
+        }
+        if points.len() < count * 2 / 5 {
+            continue;
+        }
+        if let Some(fitted) = fit_line_trimmed(&points, 1.5, count / 3, 2) {
+            *line = fitted.line();
+        }
+    }
+    quad_from_sides(&lines, quad, 3.0 * reach)
+}
+
+/// Channel `channel` of `image` at continuous coordinates (pixel centres at
+/// +0.5), bilinear; `None` off the image.
+pub(super) fn bilinear(image: &RgbImage, x: f32, y: f32, channel: usize) -> Option<f32> {
+    let (w, h) = (image.width() as i32, image.height() as i32);
+    let (x, y) = (x - 0.5, y - 0.5);
+    let (xi, yi) = (x.floor() as i32, y.floor() as i32);
+    if xi < 0 || yi < 0 || xi + 1 >= w || yi + 1 >= h {
+        return None;
+    }
+    let (fx, fy) = (x - xi as f32, y - yi as f32);
+    let px = image.as_raw();
+    let at = |xx: i32, yy: i32| f32::from(px[(yy * w + xx) as usize * 3 + channel]);
+    Some(
+        (at(xi, yi) * (1.0 - fx) + at(xi + 1, yi) * fx) * (1.0 - fy)
+            + (at(xi, yi + 1) * (1.0 - fx) + at(xi + 1, yi + 1) * fx) * fy,
+    )
+}
+
+/// A line fitted to points, and how many of them lie on it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FittedLine {
+    pub(super) centre: Point,
+    pub(super) direction: (f32, f32),
+    /// Points within the fit's residual bound of the line.
+    pub(super) support: usize,
+}
+
+impl FittedLine {
+    /// Two points on the line.
+    pub(super) fn line(&self) -> (Point, Point) {
+        let (dx, dy) = self.direction;
+        (
+            self.centre,
+            Point::new(self.centre.x + dx, self.centre.y + dy),
+        )
+    }
+}
+
+/// [`fit_line`] through `points`, refitted up to `rounds` times to the points
+/// within `max_residual` of the last fit while at least `min_kept` remain (outliers
+/// dropped); the last fit made.
+pub(super) fn fit_line_trimmed(
+    points: &[Point],
+    max_residual: f32,
+    min_kept: usize,
+    rounds: usize,
+) -> Option<FittedLine> {
+    let near = |(c, (dx, dy)): (Point, (f32, f32))| {
+        points
+            .iter()
+            .copied()
+            .filter(move |p| ((p.x - c.x) * -dy + (p.y - c.y) * dx).abs() <= max_residual)
+    };
+    let mut fitted = fit_line(points)?;
+    for _ in 0..rounds {
+        let kept: Vec<Point> = near(fitted).collect();
+        if kept.len() < min_kept {
+            break;
+        }
+        fitted = fit_line(&kept)?;
+    }
+    let (centre, direction) = fitted;
+    Some(FittedLine {
+        centre,
+        direction,
+        support: near(fitted).count(),
+    })
+}
+
+/// Total-least-squares line through points: centroid and unit direction.
+pub(super) fn fit_line(points: &[Point]) -> Option<(Point, (f32, f32))> {
+    if points.len() < 2 {
+        return None;
+    }
+    let n = points.len() as f32;
+    let (mx, my) = (
+        points.iter().map(|p| p.x).sum::<f32>() / n,
+        points.iter().map(|p| p.y).sum::<f32>() / n,
+    );
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for p in points {
+        let (dx, dy) = (p.x - mx, p.y - my);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    Some((Point::new(mx, my), (angle.cos(), angle.sin())))
+}
+
+/// The quadrilateral on `sides` (side i runs from corner i to corner i+1 of
+/// `fallback`): corner i where side i-1 and side i cross. A corner whose sides do
+/// not cross, or cross further than `max_shift` from it, stays where it was.
+pub(super) fn quad_from_sides(sides: &[(Point, Point)], fallback: Quad, max_shift: f32) -> Quad {
+    let mut corners = fallback.corners;
+    for (i, corner) in corners.iter_mut().enumerate() {
+        if let Some(p) = intersect_lines(sides[(i + 3) % 4], sides[i])
+            && p.distance(*corner) <= max_shift
+        {
+            *corner = p;
+        }
+    }
+    Quad { corners }
+}
+
+/// Where the lines through two point pairs cross.
+pub(super) fn intersect_lines((a1, b1): (Point, Point), (a2, b2): (Point, Point)) -> Option<Point> {
+    let d1 = (b1.x - a1.x, b1.y - a1.y);
+    let d2 = (b2.x - a2.x, b2.y - a2.y);
+    let det = d1.0 * d2.1 - d1.1 * d2.0;
+    if det.abs() < 1e-6 {
+        return None;
+    }
+    let t = ((a2.x - a1.x) * d2.1 - (a2.y - a1.y) * d2.0) / det;
+    Some(Point::new(a1.x + d1.0 * t, a1.y + d1.1 * t))
+}
+
+/// Support a side needs for the outline to grow onto it.
+pub(super) const GROW_SUPPORT: f32 = 0.4;
+
+/// How much worse (in log aspect ratio) an outline's shape may get when a side
+/// that lies on print moves onto the card's edge.
+pub(super) const PRINTED_SIDE_ASPECT_SLACK: f32 = 0.05;
+
+/// Share of the edge threshold a card's edge beyond print needs: the search
+/// knows the edge's direction and polarity, and a blurred photo's card edge is
+/// spread over a few pixels (at 0.35 noise started to back lines; 0.5 measured
+/// best on tuning photos).
+pub(super) const PRINTED_SIDE_EDGE: f32 = 0.5;
+
+/// Share of a side's points that must step one way, and how many times more of
+/// them than step the other way, for the side to have a polarity.
+pub(super) const POLARITY_SHARE: f32 = 0.3;
+
+pub(super) const POLARITY_DOMINANCE: f32 = 2.0;
+
+/// For each side of `quad`, which way brightness steps across it going outwards:
+/// 1 brighter outside, -1 darker outside, 0 neither clearly.
+pub(super) fn outward_polarity(field: &GradientField, quad: &Quad) -> [i8; 4] {
+    let c = quad.corners;
+    let centroid = quad.centroid();
+    std::array::from_fn(|i| {
+        let (a, b) = (c[i], c[(i + 1) % 4]);
+        let Some(outward) = outward_normal(a, b, centroid) else {
+            return 0;
+        };
+        let (brighter, darker) = outward_hits(field, a, b, outward, field.threshold);
+        if brighter >= POLARITY_SHARE && brighter >= POLARITY_DOMINANCE * darker {
+            1
+        } else if darker >= POLARITY_SHARE && darker >= POLARITY_DOMINANCE * brighter {
+            -1
+        } else {
+            0
+        }
+    })
+}
+
+/// Unit normal of `a → b` pointing away from `centre`.
+pub(super) fn outward_normal(a: Point, b: Point, centre: Point) -> Option<(f32, f32)> {
+    let len = a.distance(b);
+    if len < 1.0 {
+        return None;
+    }
+    let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
+    let mid = a.midpoint(b);
+    Some(if (mid.x - centre.x) * nx + (mid.y - centre.y) * ny < 0.0 {
+        (-nx, -ny)
+    } else {
+        (nx, ny)
+    })
+}
+
+/// Shares of points along `a → b` where brightness steps strongly across the side
+/// going along `outward`: (brighter outside, darker outside).
+pub(super) fn outward_hits(
+    field: &GradientField,
+    a: Point,
+    b: Point,
+    outward: (f32, f32),
+    threshold: f32,
+) -> (f32, f32) {
+    // The hits of the normal `(-dy, dx)`'s positive polarity are the outward
+    // brightening ones when that normal points outwards.
+    let along_normal = -(b.y - a.y) * outward.0 + (b.x - a.x) * outward.1 > 0.0;
+    let [(positive, negative)] = side_hits::<1>(field, a, b, threshold);
+    if along_normal {
+        (positive, negative)
+    } else {
+        (negative, positive)
+    }
+}
+
+/// Pushes a side outwards onto the outermost roughly parallel edge backed along
+/// most of its length, when that brings the outline's shape closer to a
+/// document's. A pale card on pale paper has a faint outline, weaker than the
+/// rectangles printed on it (barcode, header rule, photo frame), so the best
+/// quad is sometimes one of those on one side; a shadow outside a card, in
+/// contrast, would make its shape worse and is not taken.
+///
+/// A side whose brightness steps the other way from the other three (the last
+/// bar of the back's barcode: dark inside, pale card outside, where the card's
+/// own edges go from card to surface) lies on something printed, so it moves
+/// onto an edge of the other sides' polarity even when the shape barely changes:
+/// a card's strip beyond its barcode is a few percent of its width.
+pub(super) fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
+    let mut quad = quad;
+    for i in 0..4 {
+        quad = grow_side(field, quad, i, None, config).unwrap_or(quad);
+    }
+    // Growing one side can leave another on print: that side's polarity is only
+    // known once the outline's other sides have found the card's edges.
+    let mut polarity = outward_polarity(field, &quad);
+    for i in 0..4 {
+        let others = [1, 2, 3].map(|k| polarity[(i + k) % 4]);
+        let card_edges = others[0] != 0 && others.iter().all(|&p| p == others[0]);
+        if card_edges
+            && polarity[i] == -others[0]
+            && let Some(grown) = grow_side(field, quad, i, Some(others[0]), config)
+        {
+            quad = grown;
+            polarity = outward_polarity(field, &quad);
+        }
+    }
+    quad
+}
+
+/// Side `i` of `quad` moved outwards onto the outermost roughly parallel edge
+/// backed along enough of its length ([`grow`]). With `card_edge_polarity`
+/// the side lies on print: the edge must step that way (see
+/// [`outward_polarity`]) and the shape may get a little worse; without, the
+/// edge may step either way and the shape must get closer to a document's.
+pub(super) fn grow_side(
+    field: &GradientField,
+    quad: Quad,
+    i: usize,
+    card_edge_polarity: Option<i8>,
+    config: &LocateConfig,
+) -> Option<Quad> {
+    let c = quad.corners;
+    let (a, b) = (c[i], c[(i + 1) % 4]);
+    let prev = (c[(i + 3) % 4], c[i]);
+    let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
+    let len = a.distance(b).max(1.0);
+    let centroid = quad.centroid();
+    let outward = outward_normal(a, b, centroid)?;
+    let mid = a.midpoint(b);
+    let depth = 2.0 * ((mid.x - centroid.x) * outward.0 + (mid.y - centroid.y) * outward.1).abs();
+    let reach = 0.3 * depth;
+    let tilt = 0.05 * len;
+    let before = aspect_error(&quad, config);
+    let max_aspect_error = match card_edge_polarity {
+        Some(_) => before + PRINTED_SIDE_ASPECT_SLACK,
+        None => before - 0.02,
+    };
+    // Which placement wins: the outermost backed one, or on print the best
+    // backed one (outermost among equals), since a tilted line that crosses a
+    // faint edge is backed along part of its length further out.
+    let rank = |support: f32, shift: f32| match card_edge_polarity {
+        Some(_) => (support, shift),
+        None => (0.0, shift),
+    };
+    let mut best: Option<((f32, f32), Quad)> = None;
+    let mut da = 3.0;
+    while da <= reach {
+        let mut db = (da - tilt).max(0.0);
+        while db <= da + tilt {
+            let line = (
+                Point::new(a.x + outward.0 * da, a.y + outward.1 * da),
+                Point::new(b.x + outward.0 * db, b.y + outward.1 * db),
+            );
+            if let (Some(p), Some(q)) = (intersect_lines(prev, line), intersect_lines(line, next)) {
+                let support = match card_edge_polarity {
+                    Some(sense) => {
+                        let threshold = PRINTED_SIDE_EDGE * field.threshold;
+                        let (brighter, darker) = outward_hits(field, p, q, outward, threshold);
+                        if sense > 0 { brighter } else { darker }
+                    }
+                    None => side_support(field, p, q, field.threshold),
+                };
+                let key = rank(support, (da + db) / 2.0);
+                if support >= GROW_SUPPORT && best.as_ref().is_none_or(|(k, _)| key > *k) {
+                    let mut corners = c;
+                    corners[i] = p;
+                    corners[(i + 1) % 4] = q;
+                    let grown = Quad { corners };
+                    if aspect_error(&grown, config) < max_aspect_error
+                        && score_quad(field, &grown, config).is_some()
+                    {
+                        best = Some((key, grown));
+                    }
+                }
+            }
+            db += 1.5;
+        }
+        da += 1.5;
+    }
+    best.map(|(_, grown)| grown)
+}
+
+/// Nudges each side (offset ±3 px, angle ±2°) to the placement with the most
+/// edge support, then rebuilds the corners from the four refined lines.
+pub(super) fn refine(field: &GradientField, quad: Quad) -> Quad {
+    let threshold = field.threshold;
+    let c = quad.corners;
+    let mut sides: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
+    for side in sides.iter_mut() {
+        let (a, b) = *side;
+        let len = a.distance(b).max(1.0);
+        let (nx, ny) = (-(b.y - a.y) / len, (b.x - a.x) / len);
+        let mut best = (side_support(field, a, b, threshold), a, b);
+        for da in [-3.0f32, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0] {
+            for db in [-3.0f32, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0] {
+                let a2 = Point::new(a.x + nx * da, a.y + ny * da);
+                let b2 = Point::new(b.x + nx * db, b.y + ny * db);
+                let s = side_support(field, a2, b2, threshold);
+                if s > best.0 + 1e-4 {
+                    best = (s, a2, b2);
+                }
+            }
+        }
+        *side = (best.1, best.2);
+    }
+    quad_from_sides(&sides, quad, f32::INFINITY)
+}
