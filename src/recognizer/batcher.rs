@@ -1,7 +1,8 @@
 //! The dynamic batcher: crops from many concurrent requests are queued, grouped by
 //! width into batches of up to `max_batch_size` (waiting at most `max_wait` for a
-//! batch to fill), read on dedicated inference threads, and answered through
-//! one-shot channels. The queue is bounded: when full, callers get
+//! batch to fill; widths as far apart as the reader says padding is worth,
+//! [`LineReader::width_ratio`]), read on dedicated inference threads, and answered
+//! through one-shot channels. The queue is bounded: when full, callers get
 //! [`RecognizeError::Overloaded`] at once instead of growing memory.
 //!
 //! Metrics (via the `metrics` crate): `recognizer_batch_size`,
@@ -17,13 +18,17 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 use image::GrayImage;
 
 use super::decode::{DecodeOptions, Reading};
-use super::preprocess::LineInput;
+use super::preprocess::{LineInput, width_groups};
 use super::reader::{RecognizeError, Recognizer};
 
 /// What the batcher runs: the recognizer, or a double in tests.
 pub trait LineReader: Send + Sync + 'static {
     fn prepare(&self, crop: &GrayImage) -> LineInput;
+    /// Reads one batch, padded to its widest crop.
     fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError>;
+    /// The widest crop worth padding into one batch with the narrowest, as a multiple
+    /// of its width: what padding costs the reader ([`Recognizer::width_ratio`]).
+    fn width_ratio(&self) -> f32;
 }
 
 /// The recognizer, decoding greedily (the cheapest; per-character probabilities
@@ -34,7 +39,11 @@ impl LineReader for Recognizer {
     }
 
     fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
-        self.recognize_prepared(inputs, DecodeOptions::greedy())
+        Recognizer::read_batch(self, inputs, DecodeOptions::greedy())
+    }
+
+    fn width_ratio(&self) -> f32 {
+        Recognizer::width_ratio(self)
     }
 }
 
@@ -50,7 +59,11 @@ impl LineReader for RecognizerReader {
     }
 
     fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
-        self.recognizer.recognize_prepared(inputs, self.options)
+        self.recognizer.read_batch(inputs, self.options)
+    }
+
+    fn width_ratio(&self) -> f32 {
+        self.recognizer.width_ratio()
     }
 }
 
@@ -64,9 +77,6 @@ pub struct BatcherConfig {
     pub queue_capacity: usize,
     /// Dedicated inference threads.
     pub threads: usize,
-    /// Crops whose width differs from the oldest queued crop by more than this
-    /// factor wait for a batch of their own, to limit padding.
-    pub width_ratio: f32,
 }
 
 impl Default for BatcherConfig {
@@ -79,7 +89,6 @@ impl Default for BatcherConfig {
             max_wait: Duration::from_millis(4),
             queue_capacity: 1024,
             threads: 1,
-            width_ratio: 2.0,
         }
     }
 }
@@ -186,11 +195,20 @@ impl Batcher {
                     .expect("spawning an inference thread"),
             );
         }
-        let dispatcher_queued = queued.clone();
+        let (dispatcher_queued, width_ratio) = (queued.clone(), reader.width_ratio());
         threads.push(
             std::thread::Builder::new()
                 .name("recognizer-batcher".into())
-                .spawn(move || dispatch(queue_rx, ready_rx, batch_tx, dispatcher_queued, config))
+                .spawn(move || {
+                    dispatch(
+                        queue_rx,
+                        ready_rx,
+                        batch_tx,
+                        dispatcher_queued,
+                        config,
+                        width_ratio,
+                    )
+                })
                 .expect("spawning the batcher thread"),
         );
         BatcherHandle {
@@ -320,6 +338,7 @@ fn dispatch(
     batches: Sender<Vec<Job>>,
     queued: Arc<AtomicUsize>,
     config: BatcherConfig,
+    width_ratio: f32,
 ) {
     let max = config.max_batch_size.max(1);
     // Crops taken off the queue but not yet batched, oldest first.
@@ -368,7 +387,7 @@ fn dispatch(
                 Err(_) => break,
             }
         }
-        let batch = pick_batch(&mut pending, max, config.width_ratio);
+        let batch = pick_batch(&mut pending, max, width_ratio);
         let now = Instant::now();
         for job in &batch {
             metrics::histogram!("recognizer_queue_wait_seconds")
@@ -385,15 +404,18 @@ fn dispatch(
     }
 }
 
-/// Removes from `pending` the oldest crop plus up to `max - 1` others closest to
-/// its width (within `width_ratio`), so one batch pads little.
+/// Removes from `pending` the oldest crop plus up to `max - 1` others of its width
+/// group ([`width_groups`] with `width_ratio`), closest to its width first, so one
+/// batch pads only as much as the reader finds worth it.
 fn pick_batch(pending: &mut Vec<Job>, max: usize, width_ratio: f32) -> Vec<Job> {
-    let anchor = pending[0].input.width as f32;
-    let mut order: Vec<usize> = (1..pending.len())
-        .filter(|&i| {
-            let w = pending[i].input.width as f32;
-            w <= anchor * width_ratio && w * width_ratio >= anchor
-        })
+    let widths: Vec<usize> = pending.iter().map(|j| j.input.width).collect();
+    let anchor = widths[0] as f32;
+    let mut order: Vec<usize> = width_groups(&widths, width_ratio)
+        .into_iter()
+        .find(|group| group.contains(&0))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|&i| i != 0)
         .collect();
     order.sort_by(|&a, &b| {
         let da = (pending[a].input.width as f32 - anchor).abs();
@@ -470,6 +492,8 @@ mod tests {
         gate: Option<Receiver<()>>,
         started: Option<Sender<()>>,
         fail: bool,
+        /// What it says padding is worth.
+        width_ratio: f32,
     }
 
     impl Echo {
@@ -478,6 +502,7 @@ mod tests {
                 seen: Mutex::new(Vec::new()),
                 batch_sizes: Mutex::new(Vec::new()),
                 gate: None,
+                width_ratio: 2.0,
                 started: None,
                 fail: false,
             }
@@ -518,6 +543,10 @@ mod tests {
                 .map(|i| reading(i.width.to_string()))
                 .collect())
         }
+
+        fn width_ratio(&self) -> f32 {
+            self.width_ratio
+        }
     }
 
     fn crops(ids: &[u32]) -> Vec<GrayImage> {
@@ -527,13 +556,15 @@ mod tests {
     #[test]
     fn every_crop_is_answered_exactly_once_and_in_order() {
         for (threads, max_wait) in [(1, 0), (2, 2), (3, 5)] {
-            let echo = Arc::new(Echo::new());
+            let echo = Arc::new(Echo {
+                width_ratio: 1.5,
+                ..Echo::new()
+            });
             let config = BatcherConfig {
                 max_batch_size: 7,
                 max_wait: Duration::from_millis(max_wait),
                 queue_capacity: 10_000,
                 threads,
-                width_ratio: 1.5,
             };
             let handle = Batcher::start(echo.clone(), config);
             let submitted: Vec<u32> = std::thread::scope(|s| {
@@ -594,7 +625,6 @@ mod tests {
             max_wait: Duration::ZERO,
             queue_capacity: 4,
             threads: 1,
-            width_ratio: 2.0,
         };
         let handle = Batcher::start(echo.clone(), config);
         std::thread::scope(|s| {
@@ -658,6 +688,24 @@ mod tests {
         assert_eq!(rest, vec![400, 90, 800]);
     }
 
+    #[test]
+    fn a_batch_holds_only_widths_the_reader_finds_worth_padding_together() {
+        for (ratio, sizes) in [(1.5, vec![2, 1]), (2.0, vec![3])] {
+            let echo = Arc::new(Echo {
+                width_ratio: ratio,
+                ..Echo::new()
+            });
+            let config = BatcherConfig {
+                max_batch_size: 8,
+                max_wait: Duration::from_millis(50),
+                ..BatcherConfig::default()
+            };
+            let handle = Batcher::start(echo.clone(), config);
+            handle.recognize(crops(&[100, 140, 160])).unwrap();
+            assert_eq!(*echo.batch_sizes.lock(), sizes, "width ratio {ratio}");
+        }
+    }
+
     /// Test double: reports, as its reading, how many threads a parallel loop run
     /// inside `read_batch` used besides the inference thread itself.
     struct ParallelLoopProbe;
@@ -678,6 +726,10 @@ mod tests {
                 .iter()
                 .map(|_| reading(elsewhere.to_string()))
                 .collect())
+        }
+
+        fn width_ratio(&self) -> f32 {
+            f32::INFINITY
         }
     }
 

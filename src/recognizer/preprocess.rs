@@ -96,23 +96,26 @@ fn levels(img: &GrayImage) -> (f32, f32) {
     }
 }
 
-/// Widest over narrowest crop of one batch on a CPU (see [`width_groups`]). The
-/// bench's batch of 64 mixed fixture crops, one thread: unsplit 720 ms; groups within
-/// 3x 382, 2x 311, 1.5x 277, 1.3x 279 ms (more groups, more decoding loops).
-pub const GROUP_WIDTH_RATIO: f32 = 1.5;
+/// Widest over narrowest crop of one batch on a CPU, where the work grows with the
+/// padded width (see [`width_groups`]). The bench's batch of 64 mixed fixture crops,
+/// one thread: unsplit 720 ms; groups within 3x 382, 2x 311, 1.5x 277, 1.3x 279 ms
+/// (more groups, more decoding loops).
+pub const CPU_WIDTH_RATIO: f32 = 1.5;
 
-/// Indices of `inputs`, narrowest first, in groups whose widest crop is at most
-/// `ratio` times as wide as its narrowest: read as one batch, a line of 40 px and an
-/// MRZ line of 512 px pad the short one's encoder work and cross-attention 13-fold.
-pub fn width_groups(inputs: &[&LineInput], ratio: f32) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..inputs.len()).collect();
-    order.sort_by_key(|&i| inputs[i].width);
+/// Indices of crops of `widths`, narrowest first, in groups whose widest crop is at
+/// most `ratio` times as wide as its narrowest: read as one batch, a line of 40 px
+/// and an MRZ line of 512 px pad the short one's encoder work and cross-attention
+/// 13-fold. The one rule that composes batches: the batcher groups queued crops with
+/// it, and [`Recognizer::recognize`](super::Recognizer::recognize) the crops it is
+/// handed, each with the ratio the recognizer states
+/// ([`Recognizer::width_ratio`](super::Recognizer::width_ratio)).
+pub fn width_groups(widths: &[usize], ratio: f32) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..widths.len()).collect();
+    order.sort_by_key(|&i| widths[i]);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for i in order {
         match groups.last_mut() {
-            Some(group) if inputs[i].width as f32 <= inputs[group[0]].width as f32 * ratio => {
-                group.push(i)
-            }
+            Some(group) if widths[i] as f32 <= widths[group[0]] as f32 * ratio => group.push(i),
             _ => groups.push(vec![i]),
         }
     }
@@ -189,24 +192,20 @@ mod tests {
 
     #[test]
     fn width_groups_bound_the_padding_and_cover_every_crop_once() {
-        let input = |width| LineInput {
-            width,
-            pixels: Vec::new(),
-        };
-        let inputs: Vec<LineInput> = [300, 40, 512, 60, 90, 120, 44].map(input).into();
-        let refs: Vec<&LineInput> = inputs.iter().collect();
-        let groups = width_groups(&refs, 2.0);
-        let widths: Vec<Vec<usize>> = groups
+        let widths = [300, 40, 512, 60, 90, 120, 44];
+        let groups = width_groups(&widths, 2.0);
+        let grouped: Vec<Vec<usize>> = groups
             .iter()
-            .map(|g| g.iter().map(|&i| inputs[i].width).collect())
+            .map(|g| g.iter().map(|&i| widths[i]).collect())
             .collect();
         assert_eq!(
-            widths,
+            grouped,
             vec![vec![40, 44, 60], vec![90, 120], vec![300, 512]]
         );
         let mut all: Vec<usize> = groups.concat();
         all.sort_unstable();
-        assert_eq!(all, (0..inputs.len()).collect::<Vec<_>>());
+        assert_eq!(all, (0..widths.len()).collect::<Vec<_>>());
+        assert_eq!(width_groups(&widths, f32::INFINITY).len(), 1);
         assert!(width_groups(&[], 2.0).is_empty());
     }
 

@@ -12,7 +12,7 @@ use super::config::ModelConfig;
 use super::decode::{DecodeOptions, Reading, decode};
 use super::device::{ComputeDevice, DeviceError};
 use super::model::{Kernels, LineModel};
-use super::preprocess::{GROUP_WIDTH_RATIO, ImageBatch, LineInput, prepare, width_groups};
+use super::preprocess::{CPU_WIDTH_RATIO, ImageBatch, LineInput, prepare, width_groups};
 use super::vocab::Vocab;
 
 /// The folder the shipped model lives in, relative to the working directory.
@@ -262,33 +262,38 @@ impl Recognizer {
         self.recognize_prepared(&inputs.iter().collect::<Vec<_>>(), options)
     }
 
-    /// Reads prepared crops, answering in their order. On a CPU, where the work
-    /// grows with the padded width, a batch of mixed widths is read as groups of
-    /// similar width; on a GPU, where a decoding step costs about the same for any
-    /// width, it stays one batch.
+    /// What padding costs on this device: the widest crop worth reading in one
+    /// padded batch with the narrowest, as a multiple of its width. On a CPU the work
+    /// grows with the padded width ([`CPU_WIDTH_RATIO`]); on a GPU a decoding step
+    /// costs about the same for any width, so any widths share a batch.
+    pub fn width_ratio(&self) -> f32 {
+        if self.device.is_cpu() {
+            CPU_WIDTH_RATIO
+        } else {
+            f32::INFINITY
+        }
+    }
+
+    /// Reads prepared crops, answering in their order: as batches of widths within
+    /// [`Recognizer::width_ratio`] of each other ([`width_groups`]).
     pub fn recognize_prepared(
         &self,
         inputs: &[&LineInput],
         options: DecodeOptions,
     ) -> Result<Vec<Reading>, RecognizeError> {
-        if !self.device.is_cpu() {
-            return self.recognize_batch(inputs, options);
-        }
+        let widths: Vec<usize> = inputs.iter().map(|i| i.width).collect();
         let mut read: Vec<(usize, Reading)> = Vec::with_capacity(inputs.len());
-        for group in width_groups(inputs, GROUP_WIDTH_RATIO) {
+        for group in width_groups(&widths, self.width_ratio()) {
             let members: Vec<&LineInput> = group.iter().map(|&i| inputs[i]).collect();
-            read.extend(
-                group
-                    .into_iter()
-                    .zip(self.recognize_batch(&members, options)?),
-            );
+            read.extend(group.into_iter().zip(self.read_batch(&members, options)?));
         }
         read.sort_by_key(|(i, _)| *i);
         Ok(read.into_iter().map(|(_, reading)| reading).collect())
     }
 
-    /// Reads `inputs` as one padded batch.
-    fn recognize_batch(
+    /// Reads `inputs` as one batch, padded to the widest: the caller has chosen
+    /// crops of similar width (the batcher, or [`Recognizer::recognize_prepared`]).
+    pub fn read_batch(
         &self,
         inputs: &[&LineInput],
         options: DecodeOptions,
@@ -377,9 +382,8 @@ mod tests {
             .iter()
             .map(|t| bar_crop(t))
             .collect();
-        let inputs: Vec<LineInput> = crops.iter().map(|c| recognizer.prepare(c)).collect();
-        let refs: Vec<&LineInput> = inputs.iter().collect();
-        assert_eq!(width_groups(&refs, GROUP_WIDTH_RATIO).len(), 3);
+        let widths: Vec<usize> = crops.iter().map(|c| recognizer.prepare(c).width).collect();
+        assert_eq!(width_groups(&widths, recognizer.width_ratio()).len(), 3);
         let options = DecodeOptions::beam(2);
         let together = recognizer.recognize(&crops, options).unwrap();
         assert_eq!(together.len(), crops.len());
