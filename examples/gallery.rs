@@ -1,5 +1,6 @@
 //! Regenerates the gallery under `docs/gallery/`: every kind through every capture,
-//! a truth overlay and a sheet of text-line crops.
+//! a National ID front on every face family, a truth overlay and a sheet of
+//! text-line crops.
 //!
 //! `cargo run --release --example gallery -- docs/gallery`
 
@@ -9,8 +10,8 @@ use hawiya::domain::DocumentKind;
 use hawiya::synth::LineGenerator;
 use hawiya::synth::capture::{CaptureMode, embedded_jpeg};
 use hawiya::synth::cli::KindChoice;
-use hawiya::synth::dataset::{Synthesized, synthesize};
-use hawiya::synth::render::FontSet;
+use hawiya::synth::dataset::{Dataset, Synthesized};
+use hawiya::synth::render::{Face, FaceFamily, FaceSet, FontSet, render_card};
 use image::imageops::FilterType;
 use image::{DynamicImage, GrayImage, Rgb, RgbImage};
 
@@ -29,21 +30,22 @@ fn main() -> anyhow::Result<()> {
             (CaptureMode::Scan, "scan"),
             (CaptureMode::Photo, "photo"),
             (CaptureMode::Pdf, "pdf"),
+            (CaptureMode::Page, "page"),
         ] {
-            let doc = synthesize(KindChoice::One(kind), capture, FontSet::Training, SEED, 0)?;
+            let doc = dataset(KindChoice::One(kind), capture, FaceSet::Training).document(0)?;
             let image = raster(&doc)?;
             save_small(&image.to_rgb8(), &out.join(format!("{kind}-{name}.jpg")))?;
         }
     }
+    save_small(&face_sheet()?, &out.join("faces.jpg"))?;
     // One capture with its truth drawn on: document corners (green, first corner
     // marked), field boxes (red) and fixed texts (blue).
-    let doc = synthesize(
+    let doc = dataset(
         KindChoice::One(DocumentKind::NidFront),
         CaptureMode::Photo,
-        FontSet::Training,
-        SEED,
-        1,
-    )?;
+        FaceSet::Training,
+    )
+    .document(1)?;
     let mut overlay = raster(&doc)?.to_rgb8();
     let corners: Vec<[f32; 2]> = doc.truth.corners.to_vec();
     draw_polygon(&mut overlay, &corners, Rgb([0, 220, 0]));
@@ -56,6 +58,48 @@ fn main() -> anyhow::Result<()> {
     save_small(&overlay, &out.join("truth-overlay.jpg"))?;
     save_small(&line_sheet()?, &out.join("line-crops.jpg"))?;
     Ok(())
+}
+
+fn dataset(kinds: KindChoice, capture: CaptureMode, faces: FaceSet) -> Dataset {
+    Dataset {
+        kinds,
+        capture,
+        fonts: FontSet::Training,
+        faces,
+        seed: SEED,
+    }
+}
+
+/// National ID fronts on each face family, two per family in a row, the held-out
+/// family last.
+fn face_sheet() -> anyhow::Result<RgbImage> {
+    use rand::SeedableRng;
+    let (cell_w, cell_h, per_family) = (360u32, 227u32, 2u32);
+    let families = FaceFamily::ALL;
+    let mut sheet = RgbImage::from_pixel(
+        cell_w * per_family,
+        cell_h * families.len() as u32,
+        Rgb([255, 255, 255]),
+    );
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(SEED);
+    for (row, family) in families.into_iter().enumerate() {
+        for column in 0..per_family {
+            let face = std::iter::repeat_with(|| Face::draw(FaceSet::All, &mut rng))
+                .find(|f| f.family == family)
+                .expect("every family is drawn");
+            let doc = hawiya::synth::generate(DocumentKind::NidFront, &mut rng);
+            let card = render_card(&doc, 2 * cell_w, FontSet::Training, &face, &mut rng)?;
+            let small =
+                image::imageops::resize(&card.image, cell_w - 8, cell_h - 8, FilterType::Triangle);
+            image::imageops::replace(
+                &mut sheet,
+                &small,
+                (column * cell_w + 4).into(),
+                (row as u32 * cell_h + 4).into(),
+            );
+        }
+    }
+    Ok(sheet)
 }
 
 /// The raster of a capture (for a PDF, its embedded scan).

@@ -7,10 +7,30 @@ use hawiya::synth::LineGenerator;
 use hawiya::synth::SynthDocument;
 use hawiya::synth::capture::{CaptureMode, embedded_jpeg, inside_convex};
 use hawiya::synth::cli::KindChoice;
-use hawiya::synth::dataset::{Synthesized, TruthRecord, synthesize};
-use hawiya::synth::render::{FontId, FontLibrary, FontSet, Inventory, with_engine};
+use hawiya::synth::dataset::{Dataset, Synthesized, TruthRecord};
+use hawiya::synth::render::{
+    FaceSet, FontError, FontId, FontLibrary, FontSet, Inventory, with_engine,
+};
 
 const CAPTURES: [CaptureMode; 3] = [CaptureMode::Scan, CaptureMode::Photo, CaptureMode::Pdf];
+
+/// Document `index` of a dataset on the training faces.
+fn synthesize(
+    kinds: KindChoice,
+    capture: CaptureMode,
+    fonts: FontSet,
+    seed: u64,
+    index: u64,
+) -> Result<Synthesized, FontError> {
+    let dataset = Dataset {
+        kinds,
+        capture,
+        fonts,
+        faces: FaceSet::Training,
+        seed,
+    };
+    dataset.document(index)
+}
 
 fn documents(per_kind: u64) -> impl Iterator<Item = (DocumentKind, CaptureMode, Synthesized)> {
     DocumentKind::ALL.into_iter().flat_map(move |kind| {
@@ -435,5 +455,96 @@ fn held_out_runs_print_only_held_out_arabic_families_and_record_them() {
             .unwrap()
             .split(),
         Some(hawiya::synth::render::Split::Training)
+    );
+}
+
+#[test]
+fn a_page_is_the_sheet_at_its_resolution_with_the_card_and_sometimes_its_other_side() {
+    use hawiya::synth::capture::{Arrangement, CaptureParams};
+    let mut beside = 0;
+    for index in 0..8 {
+        let doc = synthesize(
+            KindChoice::One(DocumentKind::NidBack),
+            CaptureMode::Page,
+            FontSet::Training,
+            12,
+            index,
+        )
+        .unwrap();
+        let t = &doc.truth;
+        let CaptureParams::Page(page) = &t.capture else {
+            panic!("{:?}", t.capture);
+        };
+        let [w, h] = page.paper.size_mm();
+        let (w, h) = if page.landscape { (h, w) } else { (w, h) };
+        let px = |mm: f64| (mm / 25.4 * page.dpi as f64).round() as u32;
+        assert_eq!((t.width, t.height), (px(w), px(h)), "{index}");
+        let jpeg = if page.pdf {
+            embedded_jpeg(&lopdf::Document::load_mem(&doc.bytes).unwrap()).unwrap()
+        } else {
+            doc.bytes.clone()
+        };
+        let image = image::load_from_memory(&jpeg).unwrap();
+        assert_eq!((image.width(), image.height()), (t.width, t.height));
+        assert_eq!(image.color().channel_count() == 1, page.grey, "{index}");
+        let inside = |corners: &[[f32; 2]; 4]| {
+            corners
+                .iter()
+                .all(|&[x, y]| x >= 0.0 && y >= 0.0 && x <= t.width as f32 && y <= t.height as f32)
+        };
+        assert!(inside(&t.corners), "{index}: the card leaves the page");
+        // The card is printed at the page's resolution: 85.6 mm wide.
+        let card_width = ((t.corners[1][0] - t.corners[0][0]).powi(2)
+            + (t.corners[1][1] - t.corners[0][1]).powi(2))
+        .sqrt();
+        assert!((card_width - px(85.6) as f32).abs() < 2.0, "{card_width}");
+        match page.arrangement {
+            Arrangement::Alone => assert!(t.others.is_empty()),
+            Arrangement::SideBySide | Arrangement::Stacked => {
+                beside += 1;
+                let [other] = &t.others[..] else {
+                    panic!("{index}: {:?}", t.others);
+                };
+                assert_eq!(other.kind, DocumentKind::NidFront);
+                assert!(
+                    inside(&other.corners),
+                    "{index}: the other side leaves the page"
+                );
+                // Neither card lies on the other.
+                let quad = |c: &[[f32; 2]; 4]| c.map(|[x, y]| [x as f64, y as f64]);
+                let (card, other) = (quad(&t.corners), quad(&other.corners));
+                for p in other {
+                    assert!(!inside_convex(&card, p, 0.0), "{index}");
+                }
+                for p in card {
+                    assert!(!inside_convex(&other, p, 0.0), "{index}");
+                }
+            }
+        }
+    }
+    assert!(beside > 0, "no page of eight holds both sides");
+}
+
+#[test]
+fn documents_record_their_face_and_the_held_out_family_is_drawn_only_when_asked() {
+    use hawiya::synth::render::FaceFamily;
+    let faces = |set: FaceSet| -> std::collections::BTreeSet<FaceFamily> {
+        let dataset = Dataset {
+            kinds: KindChoice::All,
+            capture: CaptureMode::Scan,
+            fonts: FontSet::Training,
+            faces: set,
+            seed: 21,
+        };
+        (0..24)
+            .map(|i| dataset.document(i).unwrap().truth.face.unwrap().family)
+            .collect()
+    };
+    let training = faces(FaceSet::Training);
+    assert!(!training.contains(&FaceFamily::Mesh));
+    assert!(training.len() >= 3, "{training:?}");
+    assert_eq!(
+        faces(FaceSet::HeldOut).into_iter().collect::<Vec<_>>(),
+        [FaceFamily::Mesh]
     );
 }

@@ -55,6 +55,19 @@ impl DocumentKind {
             _ => "front",
         }
     }
+
+    /// The other side of the same card, for the kinds printed on two.
+    pub fn other_side(self) -> Option<DocumentKind> {
+        match self {
+            DocumentKind::NidFront => Some(DocumentKind::NidBack),
+            DocumentKind::NidBack => Some(DocumentKind::NidFront),
+            DocumentKind::CarLicenceFront => Some(DocumentKind::CarLicenceBack),
+            DocumentKind::CarLicenceBack => Some(DocumentKind::CarLicenceFront),
+            DocumentKind::DriverLicence
+            | DocumentKind::Passport
+            | DocumentKind::ResidencePermit => None,
+        }
+    }
 }
 
 impl fmt::Display for DocumentKind {

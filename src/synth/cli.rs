@@ -13,7 +13,7 @@ use crate::synth::LineGenerator;
 use crate::synth::LineSample;
 use crate::synth::capture::CaptureMode;
 use crate::synth::labels::{LabelsWriter, LineLabel, write_png};
-use crate::synth::render::{FontDirArgs, FontSet};
+use crate::synth::render::{FaceSet, FontDirArgs, FontSet};
 use crate::synth::texts::LineTexts;
 use crate::synth::texts::forms::FormTally;
 
@@ -54,7 +54,8 @@ pub struct SynthArgs {
     /// Index of the first item (to split one dataset across runs).
     #[arg(long, default_value_t = 0)]
     pub start: u64,
-    /// scan, photo, pdf or mixed (documents only).
+    /// scan, photo, pdf, page (a whole A4 or Letter page with the card on it,
+    /// sometimes both its sides) or mixed (documents only).
     #[arg(long, value_enum, default_value = "mixed")]
     pub capture: CaptureMode,
     /// Which texts line crops print: `varied` (documents' fields and other names,
@@ -70,6 +71,10 @@ pub struct SynthArgs {
     /// held-out (only to measure) or all.
     #[arg(long, value_enum, default_value_t = FontSet::Training)]
     pub fonts: FontSet,
+    /// Which card-face families to print documents on: training, held-out (only
+    /// to measure) or all.
+    #[arg(long, value_enum, default_value_t = FaceSet::Training)]
+    pub faces: FaceSet,
     #[command(flatten)]
     pub font_dir: FontDirArgs,
     /// Output directory (created if missing).
@@ -83,15 +88,14 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     if args.lines {
         write_lines(&args)
     } else {
-        crate::synth::dataset::write_documents(
-            &args.out,
-            args.kind,
-            args.capture,
-            args.fonts,
-            args.seed,
-            args.start,
-            args.n,
-        )
+        let dataset = crate::synth::dataset::Dataset {
+            kinds: args.kind,
+            capture: args.capture,
+            fonts: args.fonts,
+            faces: args.faces,
+            seed: args.seed,
+        };
+        dataset.write(&args.out, args.start, args.n)
     }
 }
 

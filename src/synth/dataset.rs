@@ -20,11 +20,14 @@ use crate::layout::LineCategory;
 use crate::record::{FlowAFields, FlowBData};
 use crate::synth::capture::{CaptureMode, CaptureParams, Homography};
 use crate::synth::cli::KindChoice;
-use crate::synth::render::{FontError, FontSet, PrintedLine, render_card};
+use crate::synth::render::{Face, FaceSet, FontError, FontSet, PrintedLine, render_card};
 use crate::synth::{SynthDocument, identity};
 
 /// Keeps document streams apart from text-line streams of the same seed.
 const DOCUMENT_STREAM_DOMAIN: u64 = 0xD0C5_0000_0000_0000;
+
+/// Documents per parallel batch (bounds memory).
+const DOCUMENT_BATCH: u64 = 64;
 
 /// One printed line in the output image.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -62,6 +65,14 @@ pub struct TruthRecord {
     /// absent from folders written before the generator recorded it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub font: Option<String>,
+    /// The card face it is printed on (absent from folders written before faces
+    /// varied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub face: Option<Face>,
+    /// Other documents in the image: the card's other side lying beside it on a
+    /// page scan. A request for this document's kind must read this one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<OtherDocument>,
     /// Every printed field line.
     pub lines: Vec<TruthLine>,
     /// Fixed headers and labels.
@@ -70,6 +81,14 @@ pub struct TruthRecord {
     pub fields: BTreeMap<String, String>,
     pub flow_a: FlowAFields,
     pub flow_b: FlowBData,
+}
+
+/// A document in the image besides the one the record describes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OtherDocument {
+    pub kind: DocumentKind,
+    /// Its corners in image pixels, as [`TruthRecord::corners`].
+    pub corners: [[f32; 2]; 4],
 }
 
 /// The name of the truth file in a document folder.
@@ -89,6 +108,20 @@ impl TruthRecord {
                     .with_context(|| format!("{}: line {}", path.display(), i + 1))
             })
             .collect()
+    }
+
+    /// Whether the document is printed on a face of `faces`; an error when the
+    /// folder does not record faces and `faces` is not `all`.
+    pub fn in_faces(&self, faces: FaceSet) -> anyhow::Result<bool> {
+        match &self.face {
+            Some(face) => Ok(faces.contains(face.family.split())),
+            None if faces == FaceSet::All => Ok(true),
+            None => anyhow::bail!(
+                "{}: the folder does not record card faces (it was written before \
+                 `hawiya synth` drew them): regenerate it, or measure it with --faces all",
+                self.file
+            ),
+        }
     }
 
     /// The document's corners in the pixels of an image `image_width` x
@@ -111,54 +144,131 @@ pub struct Synthesized {
     pub document: SynthDocument,
 }
 
-/// Document `index` of the dataset `(kinds, capture, fonts, seed)`: deterministic
-/// for the same font inventory.
-pub fn synthesize(
-    kinds: KindChoice,
-    capture: CaptureMode,
-    fonts: FontSet,
-    seed: u64,
-    index: u64,
-) -> Result<Synthesized, FontError> {
-    // Datasets of different captures with the same seed hold different documents.
-    let mode_id = capture as u64;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ DOCUMENT_STREAM_DOMAIN ^ (mode_id << 40));
-    rng.set_stream(index);
-    let kind = match kinds {
-        KindChoice::One(kind) => kind,
-        KindChoice::All => DocumentKind::ALL[rng.random_range(0..DocumentKind::ALL.len())],
-    };
-    let document = identity::generate(kind, &mut rng);
-    let plan = capture.plan(&layout::builtin(kind).page, &mut rng);
-    let card = render_card(&document, plan.card_width(), fonts, &mut rng)?;
-    let captured = plan.capture(&card, &mut rng);
-    let h = &captured.card_to_image;
-    let (width, height) = (captured.width, captured.height);
-    let to_truth = |line: &PrintedLine| truth_line(line, h, width, height);
-    let corners = h
-        .card_corners(card.image.width() as f64, card.image.height() as f64)
-        .map(|[x, y]| [x as f32, y as f32]);
-    let truth = TruthRecord {
-        file: format!("{index:06}.{}", captured.extension),
-        index,
-        kind,
-        side: kind.side().to_owned(),
-        capture: captured.params,
-        width,
-        height,
-        corners,
-        font: Some(card.font.to_owned()),
-        lines: card.fields.iter().map(to_truth).collect(),
-        fixed: card.fixed.iter().map(to_truth).collect(),
-        fields: document.fields.clone(),
-        flow_a: document.flow_a.clone(),
-        flow_b: document.flow_b.clone(),
-    };
-    Ok(Synthesized {
-        bytes: captured.bytes,
-        truth,
-        document,
-    })
+/// What a folder of synthetic documents is drawn from.
+#[derive(Debug, Clone, Copy)]
+pub struct Dataset {
+    pub kinds: KindChoice,
+    pub capture: CaptureMode,
+    /// The Arabic font families printed with.
+    pub fonts: FontSet,
+    /// The card-face families printed on.
+    pub faces: FaceSet,
+    pub seed: u64,
+}
+
+/// The side printed beside a `kind` on a page that shows both: a National ID's
+/// other side, or a car licence's back beside its front. Not a car licence's front
+/// beside its back: a request for a car licence accepts both sides and reads the
+/// front, so such a page is the front's document.
+fn printed_beside(kind: DocumentKind) -> Option<DocumentKind> {
+    match kind {
+        DocumentKind::CarLicenceBack => None,
+        other => other.other_side(),
+    }
+}
+
+impl Dataset {
+    /// Document `index`: deterministic for the same font inventory.
+    pub fn document(&self, index: u64) -> Result<Synthesized, FontError> {
+        // Datasets of different captures with the same seed hold different documents.
+        let mode_id = self.capture as u64;
+        let mut rng =
+            ChaCha8Rng::seed_from_u64(self.seed ^ DOCUMENT_STREAM_DOMAIN ^ (mode_id << 40));
+        rng.set_stream(index);
+        let kind = match self.kinds {
+            KindChoice::One(kind) => kind,
+            KindChoice::All => DocumentKind::ALL[rng.random_range(0..DocumentKind::ALL.len())],
+        };
+        let document = identity::generate(kind, &mut rng);
+        let face = Face::draw(self.faces, &mut rng);
+        let plan = self.capture.plan(&layout::builtin(kind).page, &mut rng);
+        let card = render_card(&document, plan.card_width(), self.fonts, &face, &mut rng)?;
+        let beside = match printed_beside(kind).filter(|_| plan.both_sides()) {
+            Some(other) => {
+                let document = identity::generate(other, &mut rng);
+                let card = render_card(&document, plan.card_width(), self.fonts, &face, &mut rng)?;
+                Some((other, card))
+            }
+            None => None,
+        };
+        let captured = plan.capture(&card, beside.as_ref().map(|(_, c)| c), &mut rng);
+        let h = &captured.card_to_image;
+        let (width, height) = (captured.width, captured.height);
+        let to_truth = |line: &PrintedLine| truth_line(line, h, width, height);
+        let corners_of = |h: &Homography, card: &crate::synth::render::RenderedCard| {
+            h.card_corners(card.image.width() as f64, card.image.height() as f64)
+                .map(|[x, y]| [x as f32, y as f32])
+        };
+        let others = match (&beside, &captured.beside_to_image) {
+            (Some((kind, card)), Some(h)) => vec![OtherDocument {
+                kind: *kind,
+                corners: corners_of(h, card),
+            }],
+            _ => Vec::new(),
+        };
+        let truth = TruthRecord {
+            file: format!("{index:06}.{}", captured.extension),
+            index,
+            kind,
+            side: kind.side().to_owned(),
+            capture: captured.params,
+            width,
+            height,
+            corners: corners_of(h, &card),
+            font: Some(card.font.to_owned()),
+            face: Some(face),
+            others,
+            lines: card.fields.iter().map(to_truth).collect(),
+            fixed: card.fixed.iter().map(to_truth).collect(),
+            fields: document.fields.clone(),
+            flow_a: document.flow_a.clone(),
+            flow_b: document.flow_b.clone(),
+        };
+        Ok(Synthesized {
+            bytes: captured.bytes,
+            truth,
+            document,
+        })
+    }
+
+    /// Writes documents `start..start + n` and `truth.jsonl` into `out`.
+    pub fn write(&self, out: &Path, start: u64, n: u64) -> anyhow::Result<()> {
+        fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+        let truth_path = out.join(TRUTH_FILE);
+        let mut truth = BufWriter::new(
+            File::create(&truth_path)
+                .with_context(|| format!("creating {}", truth_path.display()))?,
+        );
+        let started = Instant::now();
+        let end = start + n;
+        let mut batch_start = start;
+        while batch_start < end {
+            let batch_end = (batch_start + DOCUMENT_BATCH).min(end);
+            let records: Vec<anyhow::Result<TruthRecord>> = (batch_start..batch_end)
+                .into_par_iter()
+                .map(|index| {
+                    let doc = self.document(index)?;
+                    let path = out.join(&doc.truth.file);
+                    fs::write(&path, &doc.bytes)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    Ok(doc.truth)
+                })
+                .collect();
+            for record in records {
+                serde_json::to_writer(&mut truth, &record?)?;
+                truth.write_all(b"\n")?;
+            }
+            batch_start = batch_end;
+        }
+        truth.flush()?;
+        let seconds = started.elapsed().as_secs_f64();
+        println!(
+            "wrote {n} documents to {} in {seconds:.2} s ({:.1} documents/s)",
+            out.display(),
+            n as f64 / seconds.max(1e-9)
+        );
+        Ok(())
+    }
 }
 
 fn truth_line(line: &PrintedLine, h: &Homography, width: u32, height: u32) -> TruthLine {
@@ -184,53 +294,4 @@ fn truth_line(line: &PrintedLine, h: &Homography, width: u32, height: u32) -> Tr
         quad,
         bbox,
     }
-}
-
-/// Documents per parallel batch (bounds memory).
-const DOCUMENT_BATCH: u64 = 64;
-
-/// Writes documents `start..start + n` and `truth.jsonl` into `out`.
-pub fn write_documents(
-    out: &Path,
-    kinds: KindChoice,
-    capture: CaptureMode,
-    fonts: FontSet,
-    seed: u64,
-    start: u64,
-    n: u64,
-) -> anyhow::Result<()> {
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let truth_path = out.join(TRUTH_FILE);
-    let mut truth = BufWriter::new(
-        File::create(&truth_path).with_context(|| format!("creating {}", truth_path.display()))?,
-    );
-    let started = Instant::now();
-    let end = start + n;
-    let mut batch_start = start;
-    while batch_start < end {
-        let batch_end = (batch_start + DOCUMENT_BATCH).min(end);
-        let records: Vec<anyhow::Result<TruthRecord>> = (batch_start..batch_end)
-            .into_par_iter()
-            .map(|index| {
-                let doc = synthesize(kinds, capture, fonts, seed, index)?;
-                let path = out.join(&doc.truth.file);
-                fs::write(&path, &doc.bytes)
-                    .with_context(|| format!("writing {}", path.display()))?;
-                Ok(doc.truth)
-            })
-            .collect();
-        for record in records {
-            serde_json::to_writer(&mut truth, &record?)?;
-            truth.write_all(b"\n")?;
-        }
-        batch_start = batch_end;
-    }
-    truth.flush()?;
-    let seconds = started.elapsed().as_secs_f64();
-    println!(
-        "wrote {n} documents to {} in {seconds:.2} s ({:.1} documents/s)",
-        out.display(),
-        n as f64 / seconds.max(1e-9)
-    );
-    Ok(())
 }

@@ -57,6 +57,15 @@ impl Homography {
         ])
     }
 
+    /// This transform applied after `inner`.
+    pub fn after(&self, inner: &Homography) -> Homography {
+        let (a, b) = (&self.0, &inner.0);
+        Homography(std::array::from_fn(|i| {
+            let (r, c) = (i / 3, i % 3);
+            (0..3).map(|k| a[r * 3 + k] * b[k * 3 + c]).sum()
+        }))
+    }
+
     pub fn apply(&self, [x, y]: [f64; 2]) -> [f64; 2] {
         let m = &self.0;
         let w = m[6] * x + m[7] * y + m[8];
@@ -245,6 +254,11 @@ mod tests {
             assert!((q[0] - s[0]).abs() < 1e-6 && (q[1] - s[1]).abs() < 1e-6);
         }
         assert!(inside_convex(&dst, h.apply([50.0, 30.0]), 0.0));
+        let turn = Homography::similarity(2.0, 0.5, 3.0, -4.0);
+        let both = turn.after(&h);
+        let p = both.apply([50.0, 30.0]);
+        let q = turn.apply(h.apply([50.0, 30.0]));
+        assert!((p[0] - q[0]).abs() < 1e-9 && (p[1] - q[1]).abs() < 1e-9);
         assert!(!inside_convex(&dst, [0.0, 0.0], 0.0));
     }
 }

@@ -1,8 +1,10 @@
-//! How a rendered card becomes an input file: a flatbed scan, a phone photo, or a
-//! one-page PDF holding a scan. Every capture reports the homography that placed the
-//! card, so the truth can give each printed line's position in the output image.
+//! How a rendered card becomes an input file: a flatbed scan, a phone photo, a
+//! one-page PDF holding a scan, or a whole page scanned with the card on it. Every
+//! capture reports the homography that placed the card, so the truth can give each
+//! printed line's position in the output image.
 
 mod geometry;
+mod page;
 mod pdf;
 mod photo;
 mod scan;
@@ -13,6 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 pub use geometry::{Homography, inside_convex, polygon_area};
+pub use page::{Arrangement, PageParams, Paper};
 pub use pdf::{PdfParams, embedded_jpeg};
 pub use photo::PhotoParams;
 pub use scan::ScanParams;
@@ -27,7 +30,10 @@ pub enum CaptureMode {
     Scan,
     Photo,
     Pdf,
-    /// Draws among scan, photo and pdf per document.
+    /// A whole A4 or Letter page with the card anywhere on it (sometimes its
+    /// other side too), JPEG or PDF.
+    Page,
+    /// Draws among scan, photo, pdf and page per document.
     Mixed,
 }
 
@@ -38,15 +44,17 @@ pub enum CaptureParams {
     Scan(ScanParams),
     Photo(PhotoParams),
     Pdf(PdfParams),
+    Page(PageParams),
 }
 
 impl CaptureParams {
-    /// `scan`, `photo` or `pdf`, as the truth writes the mode.
+    /// `scan`, `photo`, `pdf` or `page`, as the truth writes the mode.
     pub fn mode(&self) -> &'static str {
         match self {
             CaptureParams::Scan(_) => "scan",
             CaptureParams::Photo(_) => "photo",
             CaptureParams::Pdf(_) => "pdf",
+            CaptureParams::Page(_) => "page",
         }
     }
 
@@ -56,7 +64,7 @@ impl CaptureParams {
     pub fn strongly_blurred(&self) -> bool {
         match self {
             CaptureParams::Photo(p) => p.motion_blur_px >= 4.0 || p.focus_blur_sigma >= 1.0,
-            CaptureParams::Scan(_) | CaptureParams::Pdf(_) => false,
+            CaptureParams::Scan(_) | CaptureParams::Pdf(_) | CaptureParams::Page(_) => false,
         }
     }
 }
@@ -72,6 +80,8 @@ pub struct Captured {
     pub height: u32,
     /// Card pixels → raster pixels.
     pub card_to_image: Homography,
+    /// The card's other side, when it lies beside it: its pixels → raster pixels.
+    pub beside_to_image: Option<Homography>,
     pub params: CaptureParams,
 }
 
@@ -81,23 +91,29 @@ pub enum CapturePlan {
     Scan(scan::ScanPlan),
     Photo(photo::PhotoPlan),
     Pdf(scan::ScanPlan),
+    Page(page::PagePlan),
 }
 
 impl CaptureMode {
-    /// Plans a capture of a card of `page` size; `Mixed` picks scan, photo or pdf.
+    /// Plans a capture of a card of `page` size; `Mixed` picks scan, photo, pdf or
+    /// page.
     pub fn plan(self, page: &Page, rng: &mut ChaCha8Rng) -> CapturePlan {
         let mode = match self {
-            CaptureMode::Mixed => match rng.random_range(0..10) {
-                0..=3 => CaptureMode::Scan,
-                4..=7 => CaptureMode::Photo,
-                _ => CaptureMode::Pdf,
+            CaptureMode::Mixed => match rng.random_range(0..20) {
+                0..=6 => CaptureMode::Scan,
+                7..=13 => CaptureMode::Photo,
+                14..=16 => CaptureMode::Pdf,
+                _ => CaptureMode::Page,
             },
             other => other,
         };
         match mode {
             CaptureMode::Photo => CapturePlan::Photo(photo::PhotoPlan::draw(page, rng)),
             CaptureMode::Pdf => CapturePlan::Pdf(scan::ScanPlan::draw(page, rng)),
-            _ => CapturePlan::Scan(scan::ScanPlan::draw(page, rng)),
+            CaptureMode::Page => CapturePlan::Page(page::PagePlan::draw(page, rng)),
+            CaptureMode::Scan | CaptureMode::Mixed => {
+                CapturePlan::Scan(scan::ScanPlan::draw(page, rng))
+            }
         }
     }
 }
@@ -108,15 +124,28 @@ impl CapturePlan {
         match self {
             CapturePlan::Scan(p) | CapturePlan::Pdf(p) => p.card_width(),
             CapturePlan::Photo(p) => p.card_width(),
+            CapturePlan::Page(p) => p.card_width(),
         }
     }
 
-    /// Captures the rendered card.
-    pub fn capture(&self, card: &RenderedCard, rng: &mut ChaCha8Rng) -> Captured {
+    /// Whether the capture shows the card's other side beside it, when it has one.
+    pub fn both_sides(&self) -> bool {
+        matches!(self, CapturePlan::Page(p) if p.both_sides())
+    }
+
+    /// Captures the rendered card, with its other side `beside` it where the
+    /// capture holds both ([`both_sides`](Self::both_sides)).
+    pub fn capture(
+        &self,
+        card: &RenderedCard,
+        beside: Option<&RenderedCard>,
+        rng: &mut ChaCha8Rng,
+    ) -> Captured {
         match self {
             CapturePlan::Scan(plan) => scan::capture(plan, card, rng, false),
             CapturePlan::Pdf(plan) => pdf::capture(plan, card, rng),
             CapturePlan::Photo(plan) => photo::capture(plan, card, rng),
+            CapturePlan::Page(plan) => page::capture(plan, card, beside, rng),
         }
     }
 }

@@ -25,19 +25,28 @@ pub fn capture(plan: &ScanPlan, card: &RenderedCard, rng: &mut ChaCha8Rng) -> Ca
     let jpeg = degrade::jpeg_rgb(&image, quality);
     let points = |px: u32| px as f32 * 72.0 / scan.dpi as f32;
     let page_points = [points(image.width()), points(image.height())];
-    let bytes = one_page_pdf(&jpeg, image.width(), image.height(), page_points);
+    let bytes = one_page_pdf(&jpeg, image.width(), image.height(), false, page_points);
     Captured {
         bytes,
         extension: "pdf",
         width: image.width(),
         height: image.height(),
         card_to_image,
+        beside_to_image: None,
         params: CaptureParams::Pdf(PdfParams { scan, page_points }),
     }
 }
 
-/// A minimal valid PDF 1.4: catalog, page tree, one page drawing one RGB JPEG.
-pub fn one_page_pdf(jpeg: &[u8], width: u32, height: u32, [pw, ph]: [f32; 2]) -> Vec<u8> {
+/// A minimal valid PDF 1.4: catalog, page tree, one page drawing one JPEG, RGB or
+/// `grey`, over the whole page of `[pw, ph]` points.
+pub fn one_page_pdf(
+    jpeg: &[u8],
+    width: u32,
+    height: u32,
+    grey: bool,
+    [pw, ph]: [f32; 2],
+) -> Vec<u8> {
+    let colour_space = if grey { "DeviceGray" } else { "DeviceRGB" };
     let content = format!("q\n{pw:.2} 0 0 {ph:.2} 0 0 cm\n/Im0 Do\nQ\n");
     let mut out: Vec<u8> = b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n".to_vec();
     let mut offsets = Vec::new();
@@ -58,8 +67,8 @@ pub fn one_page_pdf(jpeg: &[u8], width: u32, height: u32, [pw, ph]: [f32; 2]) ->
         .as_bytes(),
     );
     let mut image = format!(
-        "<< /Type /XObject /Subtype /Image /Width {width} /Height {height} /ColorSpace /DeviceRGB \
-         /BitsPerComponent 8 /Filter /DCTDecode /Length {} >>\nstream\n",
+        "<< /Type /XObject /Subtype /Image /Width {width} /Height {height} \
+         /ColorSpace /{colour_space} /BitsPerComponent 8 /Filter /DCTDecode /Length {} >>\nstream\n",
         jpeg.len()
     )
     .into_bytes();
@@ -106,7 +115,7 @@ mod tests {
     fn the_pdf_parses_and_holds_the_jpeg_byte_for_byte() {
         let img = image::RgbImage::from_pixel(40, 30, image::Rgb([200, 100, 50]));
         let jpeg = degrade::jpeg_rgb(&img, 80);
-        let pdf = one_page_pdf(&jpeg, 40, 30, [28.8, 21.6]);
+        let pdf = one_page_pdf(&jpeg, 40, 30, false, [28.8, 21.6]);
         let doc = lopdf::Document::load_mem(&pdf).unwrap();
         let pages = doc.get_pages();
         assert_eq!(pages.len(), 1);

@@ -222,6 +222,7 @@ pub fn capture(plan: &PhotoPlan, card: &RenderedCard, rng: &mut ChaCha8Rng) -> C
         width: plan.width,
         height: plan.height,
         card_to_image,
+        beside_to_image: None,
         params: CaptureParams::Photo(params),
     }
 }

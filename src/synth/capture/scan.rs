@@ -69,6 +69,7 @@ pub fn capture(
         width: image.width(),
         height: image.height(),
         card_to_image,
+        beside_to_image: None,
         params: CaptureParams::Scan(params),
     }
 }
@@ -151,7 +152,7 @@ pub fn scan_raster(
 
 /// The scanner's white lid seen through the glass: near-white with a faint gradient
 /// and, sometimes, the shadow of the lid edge along one side.
-fn scanner_page(width: u32, height: u32, rng: &mut ChaCha8Rng) -> RgbImage {
+pub(super) fn scanner_page(width: u32, height: u32, rng: &mut ChaCha8Rng) -> RgbImage {
     let white: f32 = uniform(rng, 232.0, 252.0);
     let tint = [
         uniform(rng, 0.98, 1.0),

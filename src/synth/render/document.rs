@@ -6,6 +6,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
+use super::face::{Emblem, Face, HeaderArt};
 use super::fonts::FontId;
 use super::graphics::{self, PxRect};
 use super::inventory::FontSet;
@@ -15,7 +16,7 @@ use super::text::{ShapedLine, TextEngine, TextMask};
 use super::{FontError, background, with_engine};
 use crate::domain::digits::to_persian;
 use crate::layout::LineCategory;
-use crate::layout::{self, Align, GraphicKind, Layout, Script, UnitRect};
+use crate::layout::{self, Align, GraphicKind, Layout, Script, Style, UnitRect};
 use crate::synth::SynthDocument;
 use crate::synth::degrade::uniform;
 
@@ -43,6 +44,8 @@ pub struct RenderedCard {
     pub fixed: Vec<PrintedLine>,
     /// The Arabic font family its fields are printed in.
     pub font: &'static str,
+    /// The design it is printed on.
+    pub face: Face,
 }
 
 /// Fonts chosen for one document: one face per role, as a printer would.
@@ -64,16 +67,19 @@ impl Faces {
     }
 }
 
-/// Renders `doc` with the card `width` pixels wide, in fonts of the families of `fonts`.
+/// Renders `doc` with the card `width` pixels wide, in fonts of the families of
+/// `fonts`, on `face`.
 pub fn render_card(
     doc: &SynthDocument,
     width: u32,
     fonts: FontSet,
+    face: &Face,
     rng: &mut ChaCha8Rng,
 ) -> Result<RenderedCard, FontError> {
     let layout = layout::builtin(doc.kind);
     let height = (width as f32 / layout.page.aspect()).round() as u32;
-    let mut image = background::paper(&layout.style, width, height, rng);
+    let style = face.style(&layout.style);
+    let mut image = background::printed(&style, face.pattern(), width, height, rng);
     with_engine(|engine| {
         let library = engine.library();
         let body = library.pick(Script::Arabic, fonts, rng);
@@ -87,27 +93,37 @@ pub fn render_card(
             latin: library.pick(Script::Latin, fonts, rng),
             mrz: library.pick(Script::Mrz, fonts, rng),
         };
-        let printer = Printer::draw(layout.style.ink.0, rng);
+        let printer = Printer::draw(style.ink.0, rng);
         // A face that draws `٤ ٥ ٦` in their Persian forms, now and then.
         let persian_digits = library.font(faces.body).covers('۴')
             && rng.random_bool(crate::synth::texts::PERSIAN_DIGITS_SHARE);
+        let corner_radius = layout.page.corner_radius_mm / layout.page.width_mm * width as f32;
         let mut card = Card {
             image: &mut image,
             layout,
+            style,
+            face,
             width: width as f32,
             height: height as f32,
             persian_digits,
         };
+        card.draw_face_art(corner_radius, rng);
         card.draw_graphics(engine, doc, &faces, rng);
         let fixed = card.draw_fixed_texts(engine, &faces, rng);
         let fields = card.draw_fields(engine, doc, &faces, &printer, rng);
         card.draw_specimen_mark(engine, &faces);
+        if face.wear != super::face::Wear::Fresh {
+            for p in image.pixels_mut() {
+                p.0 = face.wear_pixel(p.0);
+            }
+        }
         RenderedCard {
-            corner_radius: layout.page.corner_radius_mm / layout.page.width_mm * width as f32,
+            corner_radius,
             image,
             fields,
             fixed,
             font: &library.font(faces.body).family.name,
+            face: face.clone(),
         }
     })
 }
@@ -149,6 +165,9 @@ impl Printer {
 struct Card<'a> {
     image: &'a mut RgbImage,
     layout: &'static Layout,
+    /// The layout's colours on this face.
+    style: Style,
+    face: &'a Face,
     width: f32,
     height: f32,
     /// Arabic fields print their digits in the Persian forms (the truth keeps the
@@ -166,13 +185,61 @@ fn baseline_offset(script: Script) -> f32 {
 }
 
 impl Card<'_> {
+    /// Where the face prints the layout's box `r`, in card pixels.
     fn px(&self, r: UnitRect) -> PxRect {
+        let face = self.face;
         [
-            r.x0 * self.width,
-            r.y0 * self.height,
-            r.x1 * self.width,
-            r.y1 * self.height,
+            face.place(r.x0, 0) * self.width,
+            face.place(r.y0, 1) * self.height,
+            face.place(r.x1, 0) * self.width,
+            face.place(r.y1, 1) * self.height,
         ]
+    }
+
+    /// [`px`](Self::px), the box moved on its own by up to the face's jitter.
+    fn jittered(&self, r: UnitRect, rng: &mut ChaCha8Rng) -> PxRect {
+        let j = self.face.jitter;
+        let (dx, dy) = (
+            uniform(rng, -j, j) * self.width,
+            uniform(rng, -j, j) * self.height,
+        );
+        let [x0, y0, x1, y1] = self.px(r);
+        [x0 + dx, y0 + dy, x1 + dx, y1 + dy]
+    }
+
+    /// The face's own art under everything the layout prints: a band, stripes or a
+    /// panel behind the header rows, and a frame.
+    fn draw_face_art(&mut self, corner_radius: f32, rng: &mut ChaCha8Rng) {
+        let accent = self.style.accent.0;
+        // The header rows: the accent texts in the card's top third.
+        let headers = self
+            .layout
+            .fixed_texts
+            .iter()
+            .filter(|t| t.accent && t.rect.y1 <= 0.33)
+            .map(|t| self.px(t.rect))
+            .reduce(|a, b| [a[0], a[1].min(b[1]), a[2], a[3].max(b[3])]);
+        if let Some([_, top, _, bottom]) = headers {
+            let (w, h) = (self.width, self.height);
+            match self.face.header {
+                HeaderArt::Layout => {}
+                HeaderArt::FlatBand => graphics::flat_band(
+                    self.image,
+                    [0.0, top - 0.015 * h, w, bottom + 0.015 * h],
+                    accent,
+                    rng,
+                ),
+                HeaderArt::Stripes => graphics::flag_stripes(self.image, [0.0, 0.0, w, 0.03 * h]),
+                HeaderArt::WavyPanel => {
+                    graphics::wavy_panel(self.image, [0.0, 0.0, w, bottom + 0.05 * h], accent, rng)
+                }
+            }
+        }
+        if self.face.frame {
+            let inset = 0.025 * self.height;
+            let width = (0.004 * self.width).max(1.0);
+            graphics::frame(self.image, inset, corner_radius * 0.6, accent, width);
+        }
     }
 
     fn draw_graphics(
@@ -182,7 +249,8 @@ impl Card<'_> {
         faces: &Faces,
         rng: &mut ChaCha8Rng,
     ) {
-        let accent = self.layout.style.accent.0;
+        let accent = self.style.accent.0;
+        let emblem = self.face.emblem;
         // Background elements first, the portrait and barcode on top.
         let order = [
             GraphicKind::Watermark,
@@ -199,12 +267,19 @@ impl Card<'_> {
         ];
         for kind in order {
             for g in self.layout.graphics.iter().filter(|g| g.kind == kind) {
-                let rect = self.px(g.rect);
+                let rect = self.jittered(g.rect, rng);
                 match kind {
-                    GraphicKind::Watermark => graphics::watermark(self.image, rect, accent, rng),
+                    GraphicKind::Watermark => {
+                        let seal = emblem == Emblem::Seal;
+                        graphics::watermark(self.image, rect, accent, seal, rng)
+                    }
                     GraphicKind::Band => graphics::band(self.image, rect, accent, rng),
                     GraphicKind::Hologram => graphics::hologram(self.image, rect, rng),
-                    GraphicKind::Emblem => graphics::emblem(self.image, rect, accent, 0.85),
+                    GraphicKind::Emblem => match emblem {
+                        Emblem::Eagle => graphics::emblem(self.image, rect, accent, 0.85),
+                        Emblem::Seal => graphics::seal(self.image, rect, accent, 0.85),
+                        Emblem::Omitted => {}
+                    },
                     GraphicKind::Chip => graphics::chip(self.image, rect),
                     GraphicKind::Barcode => graphics::barcode(self.image, rect, rng),
                     GraphicKind::Photo => graphics::portrait(self.image, rect, rng, 1.0),
@@ -220,7 +295,7 @@ impl Card<'_> {
                         self.draw_plate_band_text(engine, rect, faces);
                     }
                     GraphicKind::Pyramids => {
-                        graphics::pyramids(self.image, rect, self.layout.style.pattern.0, rng)
+                        graphics::pyramids(self.image, rect, self.style.pattern.0, rng)
                     }
                     GraphicKind::Specimen => {}
                 }
@@ -262,7 +337,7 @@ impl Card<'_> {
         rng: &mut ChaCha8Rng,
     ) -> Vec<PrintedLine> {
         let layout = self.layout;
-        let accent = layout.style.accent.0;
+        let accent = self.style.accent.0;
         let mut lines = Vec::new();
         for fixed in &layout.fixed_texts {
             // Headers and labels (accent colour) may use a second face; plain fixed
@@ -271,7 +346,7 @@ impl Card<'_> {
             let color = if fixed.accent {
                 accent
             } else {
-                layout.style.ink.0
+                self.style.ink.0
             };
             let size = uniform(rng, fixed.size.min, fixed.size.max);
             // Pre-printed on the blank card: no printer's variation.
@@ -391,7 +466,7 @@ impl Card<'_> {
         (rect, align, size): (UnitRect, Align, f32),
         rng: &mut ChaCha8Rng,
     ) -> [f32; 4] {
-        let [bx0, by0, bx1, by1] = self.px(rect);
+        let [bx0, by0, bx1, by1] = self.jittered(rect, rng);
         let mut px = (size * self.height).max(6.0);
         let (font, script, print) = (pen.font, pen.script, &pen.print);
         let mut shape = |px: f32| engine.shape_tracked(text, font, px, print.tracking * px);

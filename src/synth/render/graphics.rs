@@ -115,8 +115,15 @@ pub fn pyramids(img: &mut RgbImage, rect: PxRect, color: [u8; 3], rng: &mut ChaC
     stroke(img, &[(x0, base), (x1, base)], 1.5, color, alpha * 1.5);
 }
 
-/// A large faint emblem with concentric guilloche rings behind it.
-pub fn watermark(img: &mut RgbImage, rect: PxRect, color: [u8; 3], rng: &mut ChaCha8Rng) {
+/// A large faint emblem (the eagle, or the seal when `seal`) with concentric
+/// guilloche rings behind it.
+pub fn watermark(
+    img: &mut RgbImage,
+    rect: PxRect,
+    color: [u8; 3],
+    seal: bool,
+    rng: &mut ChaCha8Rng,
+) {
     let [x0, y0, x1, y1] = rect;
     let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
     let r = (x1 - x0).min(y1 - y0) / 2.0;
@@ -135,12 +142,12 @@ pub fn watermark(img: &mut RgbImage, rect: PxRect, color: [u8; 3], rng: &mut Cha
         }
     }
     let inner = r * 0.6;
-    emblem(
-        img,
-        [cx - inner, cy - inner, cx + inner, cy + inner],
-        color,
-        alpha * 1.3,
-    );
+    let inner = [cx - inner, cy - inner, cx + inner, cy + inner];
+    if seal {
+        self::seal(img, inner, color, alpha * 1.3);
+    } else {
+        emblem(img, inner, color, alpha * 1.3);
+    }
 }
 
 /// A head-and-shoulders silhouette on a plain backdrop: clearly a placeholder, never a
@@ -363,4 +370,106 @@ pub fn signature(img: &mut RgbImage, rect: PxRect, rng: &mut ChaCha8Rng) {
         points.push((x, y));
     }
     stroke(img, &points, (h * 0.04).max(1.2), [20, 30, 90], 0.85);
+}
+
+/// A seal: two rings around a five-pointed star with short rays between its
+/// points (the held-out faces' emblem, unlike the eagle in every way but size).
+pub fn seal(img: &mut RgbImage, rect: PxRect, color: [u8; 3], alpha: f32) {
+    let [x0, y0, x1, y1] = rect;
+    let r = (x1 - x0).min(y1 - y0) / 2.0;
+    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+    for y in y0 as i32..y1.ceil() as i32 {
+        for x in x0 as i32..x1.ceil() as i32 {
+            let d = ((x as f32 + 0.5 - cx).powi(2) + (y as f32 + 0.5 - cy).powi(2)).sqrt();
+            let ring = coverage((d - r * 0.92).abs() - r * 0.05)
+                .max(coverage((d - r * 0.72).abs() - r * 0.02));
+            if ring > 0.0 {
+                blend(img, x, y, color, ring * alpha);
+            }
+        }
+    }
+    let star: Vec<(f32, f32)> = (0..10)
+        .map(|i| {
+            let angle = -PI / 2.0 + i as f32 * PI / 5.0;
+            let radius = if i % 2 == 0 { r * 0.55 } else { r * 0.22 };
+            (cx + radius * angle.cos(), cy + radius * angle.sin())
+        })
+        .collect();
+    fill_polygon(img, &star, color, alpha);
+    for i in 0..5 {
+        let angle = -PI / 2.0 + (2 * i + 1) as f32 * PI / 5.0;
+        let (s, c) = angle.sin_cos();
+        stroke(
+            img,
+            &[
+                (cx + r * 0.3 * c, cy + r * 0.3 * s),
+                (cx + r * 0.6 * c, cy + r * 0.6 * s),
+            ],
+            (r * 0.05).max(1.0),
+            color,
+            alpha * 0.8,
+        );
+    }
+}
+
+/// A flat pale band across `rect` (the full card width behind the headers).
+pub fn flat_band(img: &mut RgbImage, rect: PxRect, color: [u8; 3], rng: &mut ChaCha8Rng) {
+    let pale = color.map(|v| (v as f32 * 0.3 + 255.0 * 0.7) as u8);
+    fill_rounded_rect(img, rect, 0.0, pale, rng.random_range(0.35..0.7));
+}
+
+/// The flag's red, white and black in three thin stripes across the top of
+/// `rect`, each a third of its height.
+pub fn flag_stripes(img: &mut RgbImage, rect: PxRect) {
+    let [x0, y0, x1, y1] = rect;
+    let third = (y1 - y0) / 3.0;
+    for (i, color) in [[206, 17, 38], [250, 250, 250], [20, 20, 20]]
+        .into_iter()
+        .enumerate()
+    {
+        let top = y0 + third * i as f32;
+        fill_rounded_rect(img, [x0, top, x1, top + third], 0.0, color, 0.85);
+    }
+}
+
+/// A tinted panel from the top of `rect` down to its bottom, the lower edge a
+/// wave.
+pub fn wavy_panel(img: &mut RgbImage, rect: PxRect, color: [u8; 3], rng: &mut ChaCha8Rng) {
+    let [x0, y0, x1, y1] = rect;
+    let amplitude = (y1 - y0) * rng.random_range(0.08..0.2);
+    let waves = rng.random_range(1.5..4.0f32);
+    let phase = rng.random_range(0.0..TAU);
+    let mut outline = vec![(x0, y0), (x1, y0)];
+    for i in (0..=64).rev() {
+        let t = i as f32 / 64.0;
+        let x = x0 + (x1 - x0) * t;
+        outline.push((x, y1 - amplitude * (1.0 + (t * waves * TAU + phase).sin())));
+    }
+    let tint = color.map(|v| (v as f32 * 0.45 + 255.0 * 0.55) as u8);
+    fill_polygon(img, &outline, tint, rng.random_range(0.45..0.75));
+    let last: Vec<(f32, f32)> = outline[2..].to_vec();
+    stroke(img, &last, ((y1 - y0) * 0.03).max(1.0), color, 0.6);
+}
+
+/// A thin rounded border `inset` pixels inside the card's edge.
+pub fn frame(img: &mut RgbImage, inset: f32, radius: f32, color: [u8; 3], width: f32) {
+    let (w, h) = (img.width() as f32, img.height() as f32);
+    let (x0, y0, x1, y1) = (inset, inset, w - inset, h - inset);
+    let r = radius.max(0.0);
+    let mut points = Vec::new();
+    // Corners as quarter arcs, clockwise from the top-left.
+    let corners = [
+        (x0 + r, y0 + r, PI),
+        (x1 - r, y0 + r, 1.5 * PI),
+        (x1 - r, y1 - r, 0.0),
+        (x0 + r, y1 - r, 0.5 * PI),
+    ];
+    for (cx, cy, start) in corners {
+        for i in 0..=8 {
+            let a = start + i as f32 / 8.0 * PI / 2.0;
+            points.push((cx + r * a.cos(), cy + r * a.sin()));
+        }
+    }
+    points.push(points[0]);
+    stroke(img, &points, width, color, 0.8);
 }

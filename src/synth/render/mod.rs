@@ -3,6 +3,7 @@
 
 pub mod background;
 pub mod document;
+pub mod face;
 pub mod fonts;
 pub mod graphics;
 pub mod inventory;
@@ -20,6 +21,7 @@ use rayon::prelude::*;
 use crate::domain::DocumentKind;
 use crate::layout::{self, GraphicKind};
 pub use document::{PrintedLine, RenderedCard, render_card};
+pub use face::{Face, FaceFamily, FaceSet};
 pub use fonts::{FontDirArgs, FontError, FontId, FontLibrary, default_font_dir};
 pub use inventory::{Family, FontSet, FontSetError, Inventory, Split, StyleClass};
 pub use print::PrintStyle;
@@ -56,7 +58,13 @@ pub fn line_textures(kind: DocumentKind) -> &'static [GrayImage] {
                                 r.x1 * TEXTURE_WIDTH as f32,
                                 r.y1 * h as f32,
                             ];
-                            graphics::watermark(&mut img, rect, layout.style.accent.0, &mut rng);
+                            graphics::watermark(
+                                &mut img,
+                                rect,
+                                layout.style.accent.0,
+                                false,
+                                &mut rng,
+                            );
                         }
                         paint::to_gray(&img)
                     })
