@@ -6,6 +6,8 @@
 //!
 //! `--simulate-ms N` instead starts a server in-process whose pipeline is a stand-in
 //! that sleeps N ms per document: it measures the HTTP layer alone, not hawiya.
+//! With `--redis URL` too, that server keeps its jobs in Redis (its worker in the
+//! same process): the difference is what the Redis path adds to a job.
 //! Every run is bounded by `--requests` and `--seconds` per concurrency level.
 
 use std::sync::Arc;
@@ -49,6 +51,10 @@ struct Args {
     /// (HTTP layer only; ignores host, port, key).
     #[arg(long)]
     simulate_ms: Option<u64>,
+    /// With --simulate-ms: keep the in-process server's jobs, keys and credits in
+    /// this Redis.
+    #[arg(long)]
+    redis: Option<String>,
 }
 
 #[derive(Default)]
@@ -228,11 +234,14 @@ async fn main() -> anyhow::Result<()> {
         let mut settings = hawiya::http::Settings::new(_data.path());
         settings.addr = "127.0.0.1:0".parse()?;
         settings.api_keys = vec!["load-test".into()];
-        settings.free_credits = u64::MAX / 2;
+        settings.free_credits = 1_000_000_000;
         settings.prefix = args.prefix.clone();
-        let server =
-            hawiya::http::Server::start(settings, Arc::new(Sleeper(Duration::from_millis(ms))))
-                .await?;
+        if let Some(url) = &args.redis {
+            settings.redis =
+                Some(hawiya::redis_client::RedisUrl::parse(url).map_err(anyhow::Error::msg)?);
+        }
+        let sleeper = Arc::new(Sleeper(Duration::from_millis(ms)));
+        let server = hawiya::http::Server::start(settings, Some(sleeper)).await?;
         args.host = "127.0.0.1".into();
         args.port = server.local_addr().port();
         args.key = "load-test".into();

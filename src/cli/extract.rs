@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::http::{ApiError, IdType};
+use crate::http::ApiError;
+use crate::jobs::IdType;
 use crate::pipeline::{Overlay, PipelineOptions};
 
 #[derive(Debug, clap::Args)]

@@ -7,7 +7,7 @@
 use axum::http::{HeaderMap, header};
 
 use super::error::ApiError;
-use crate::keys::{KeyId, KeyRing};
+use crate::keys::{Accounts, KeyId};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -23,7 +23,19 @@ pub struct Caller {
     pub flow: Flow,
 }
 
-pub fn authenticate(headers: &HeaderMap, keys: &KeyRing) -> Result<Caller, ApiError> {
+/// The caller's key, if `accounts` knows it.
+pub async fn authenticate(headers: &HeaderMap, accounts: &Accounts) -> Result<Caller, ApiError> {
+    let (presented, flow) = credentials(headers)?;
+    let key = accounts
+        .authenticate(presented)
+        .await
+        .map_err(|_| ApiError::Unavailable)?
+        .ok_or(ApiError::Unauthorized)?;
+    Ok(Caller { key, flow })
+}
+
+/// The key presented, and the flow its header selects.
+fn credentials(headers: &HeaderMap) -> Result<(&str, Flow), ApiError> {
     let (presented, flow) = if let Some(value) = headers.get("apikey") {
         (
             value.to_str().map_err(|_| ApiError::Unauthorized)?.trim(),
@@ -42,20 +54,13 @@ pub fn authenticate(headers: &HeaderMap, keys: &KeyRing) -> Result<Caller, ApiEr
     if presented.is_empty() {
         return Err(ApiError::Unauthorized);
     }
-    let key = keys.authenticate(presented).ok_or(ApiError::Unauthorized)?;
-    Ok(Caller { key, flow })
+    Ok((presented, flow))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use axum::http::HeaderValue;
-
-    fn ring() -> KeyRing {
-        let mut ring = KeyRing::new();
-        ring.add(KeyId::of_key("secret"), 1);
-        ring
-    }
 
     fn headers(name: &'static str, value: &'static str) -> HeaderMap {
         let mut headers = HeaderMap::new();
@@ -65,23 +70,23 @@ mod tests {
 
     #[test]
     fn picks_the_flow_from_the_header() {
-        let caller = authenticate(&headers("APIKEY", "secret"), &ring()).unwrap();
-        assert_eq!(caller.flow, Flow::A);
-        let caller = authenticate(&headers("authorization", "Bearer secret"), &ring()).unwrap();
-        assert_eq!(caller.flow, Flow::B);
+        let flow_a = headers("APIKEY", " secret ");
+        assert_eq!(credentials(&flow_a).unwrap(), ("secret", Flow::A));
+        let flow_b = headers("authorization", "Bearer secret");
+        assert_eq!(credentials(&flow_b).unwrap(), ("secret", Flow::B));
     }
 
     #[test]
-    fn rejects_missing_wrong_and_malformed_keys() {
+    fn rejects_missing_and_malformed_keys() {
         for (name, value) in [
-            ("apikey", "nope"),
             ("apikey", ""),
             ("authorization", "Basic secret"),
             ("authorization", "Bearer"),
+            ("authorization", "Bearer  "),
             ("x-other", "secret"),
         ] {
             assert!(
-                authenticate(&headers(name, value), &ring()).is_err(),
+                credentials(&headers(name, value)).is_err(),
                 "{name}: {value}"
             );
         }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::keys::{FREE_TIER_CREDITS, KeyPaths};
+use crate::redis_client::{RedisArgs, RedisUrl};
 
 /// Largest accepted file: 10 MiB, the reference's "10 MB".
 pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
@@ -34,13 +35,10 @@ pub struct ServeArgs {
     /// Longest wait of a ReadImage call with isBlocked=true.
     #[arg(long, env = "HAWIYA_BLOCKED_WAIT", default_value = "5s", value_parser = parse_duration)]
     pub blocked_wait: Duration,
-    /// Uploads accepted and not yet finished, at most; beyond it uploads get 503.
+    /// Uploads accepted and not yet finished, at most; beyond it uploads get 503
+    /// (with --redis: in the shared queue, all fronts together).
     #[arg(long, env = "HAWIYA_QUEUE", default_value_t = 128)]
     pub queue: usize,
-    /// Documents extracted at once (they share the recognizer's batcher)
-    /// [default: 4 per CPU core].
-    #[arg(long, env = "HAWIYA_WORKERS")]
-    pub workers: Option<usize>,
     /// Largest accepted file in bytes.
     #[arg(long, env = "HAWIYA_MAX_FILE_BYTES", default_value_t = MAX_FILE_BYTES)]
     pub max_file_bytes: usize,
@@ -73,6 +71,32 @@ pub struct ServeArgs {
     pub no_demo: bool,
     #[command(flatten)]
     pub paths: KeyPaths,
+    #[command(flatten)]
+    pub worker: WorkerArgs,
+    #[command(flatten)]
+    pub redis: RedisArgs,
+}
+
+/// How documents are extracted: `serve`'s own worker, or `hawiya worker`.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Extraction")]
+pub struct WorkerArgs {
+    /// Documents extracted at once (they share the recognizer's batcher)
+    /// [default: 4 per CPU core]. `serve --redis` with 0 extracts nothing and
+    /// loads no model: `hawiya worker` processes do.
+    #[arg(long, env = "HAWIYA_WORKERS")]
+    pub workers: Option<usize>,
+    /// With --redis: a job held by a worker that stopped answering (killed, cut
+    /// off) is claimed by another after this long.
+    #[arg(long, env = "HAWIYA_RECLAIM_AFTER", default_value = "30s", value_parser = parse_duration)]
+    pub reclaim_after: Duration,
+}
+
+impl WorkerArgs {
+    /// Extractions at once: the flag, or 4 per CPU core.
+    pub fn workers(&self) -> usize {
+        self.workers.unwrap_or_else(default_workers)
+    }
 }
 
 /// What the server runs with. Built from [`ServeArgs`], or directly by tests.
@@ -83,6 +107,7 @@ pub struct Settings {
     pub result_ttl: Duration,
     pub blocked_wait: Duration,
     pub queue: usize,
+    /// Extractions at once in this process; 0 (with Redis only) runs none.
     pub workers: usize,
     pub max_file_bytes: usize,
     pub upload_timeout: Duration,
@@ -97,6 +122,10 @@ pub struct Settings {
     pub retry_after: Duration,
     /// Whether the demo page is served at `/` and `/demo`.
     pub demo: bool,
+    /// Where jobs, results, keys and credits live: this process, or Redis.
+    pub redis: Option<RedisUrl>,
+    /// With Redis: how long a silent worker's job waits before another claims it.
+    pub reclaim_after: Duration,
 }
 
 impl Settings {
@@ -120,6 +149,8 @@ impl Settings {
             credits_db: data_dir.join("credits.redb"),
             retry_after: Duration::from_secs(2),
             demo: true,
+            redis: None,
+            reclaim_after: Duration::from_secs(30),
         }
     }
 }
@@ -140,7 +171,7 @@ impl From<ServeArgs> for Settings {
             result_ttl: args.result_ttl,
             blocked_wait: args.blocked_wait,
             queue: args.queue.max(1),
-            workers: args.workers.unwrap_or_else(default_workers).max(1),
+            workers: args.worker.workers(),
             max_file_bytes: args.max_file_bytes,
             upload_timeout: args.upload_timeout,
             header_timeout: args.header_timeout,
@@ -157,6 +188,8 @@ impl From<ServeArgs> for Settings {
             credits_db: args.paths.credits_db(),
             retry_after: Duration::from_secs(2),
             demo: !args.no_demo,
+            redis: args.redis.url,
+            reclaim_after: args.worker.reclaim_after,
         }
     }
 }
@@ -219,6 +252,7 @@ mod tests {
         assert_eq!(settings.max_connections, 512);
         assert_eq!(settings.keys_file, PathBuf::from("hawiya-data/keys.toml"));
         assert!(settings.demo);
+        assert!(settings.redis.is_none());
         assert!(!Settings::from(Cli::parse_from(["hawiya", "--no-demo"]).serve).demo);
     }
 }

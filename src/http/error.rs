@@ -10,8 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::IdType;
 use crate::domain::DocumentKind;
+use crate::jobs::IdType;
 use crate::pipeline::ExtractError;
 
 /// The error body of every non-2xx answer.
@@ -69,6 +69,8 @@ pub enum ApiError {
     ShuttingDown,
     #[error("not ready: the model or the batcher is not running yet")]
     NotReady,
+    #[error("Redis, which holds jobs, keys and credits, cannot be reached; retry shortly")]
+    Unavailable,
     #[error("no route for {0}")]
     NotFound(String),
     #[error("method not allowed")]
@@ -107,7 +109,9 @@ impl ApiError {
             UriTooLong => StatusCode::URI_TOO_LONG,
             HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             IdNotFound => StatusCode::FORBIDDEN,
-            QueueFull { .. } | ShuttingDown | NotReady => StatusCode::SERVICE_UNAVAILABLE,
+            QueueFull { .. } | ShuttingDown | NotReady | Unavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             NotFound(_) => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             WrongIdType { .. } => StatusCode::UNPROCESSABLE_ENTITY,
@@ -140,6 +144,7 @@ impl ApiError {
             QueueFull { .. } => "QUEUE_FULL",
             ShuttingDown => "SHUTTING_DOWN",
             NotReady => "NOT_READY",
+            Unavailable => "REDIS_UNAVAILABLE",
             NotFound(_) => "NOT_FOUND",
             MethodNotAllowed => "METHOD_NOT_ALLOWED",
             WrongIdType { .. } => "WRONG_ID_TYPE",
@@ -151,7 +156,9 @@ impl ApiError {
     fn retry_after(&self) -> Option<Duration> {
         match self {
             ApiError::QueueFull { retry_after } => Some(*retry_after),
-            ApiError::ShuttingDown | ApiError::NotReady => Some(Duration::from_secs(5)),
+            ApiError::ShuttingDown | ApiError::NotReady | ApiError::Unavailable => {
+                Some(Duration::from_secs(5))
+            }
             ApiError::Extraction(ExtractError::Overloaded) => Some(Duration::from_secs(1)),
             _ => None,
         }
@@ -224,6 +231,7 @@ pub const REASONS: &[(&str, u16)] = &[
     ("QUEUE_FULL", 503),
     ("SHUTTING_DOWN", 503),
     ("NOT_READY", 503),
+    ("REDIS_UNAVAILABLE", 503),
     ("NOT_FOUND", 404),
     ("METHOD_NOT_ALLOWED", 405),
     ("CORRUPT_FILE", 422),

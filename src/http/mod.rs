@@ -1,8 +1,10 @@
 //! `hawiya serve`: the HTTP service (interface.md), a drop-in for clients of the
 //! reference API.
 //!
-//! Wiring: build [`Settings`] (from [`ServeArgs`] or by hand) and hand [`run`] (or
-//! [`Server::start`]) the document pipeline as an [`Extractor`].
+//! Wiring: build [`Settings`] (from [`ServeArgs`] or by hand) and hand
+//! [`Server::start`] the document pipeline as an [`Extractor`]. The server keeps
+//! jobs, keys and credits in this process, or with `settings.redis` in Redis, where
+//! any front answers any job and `hawiya worker` processes extract.
 
 mod auth;
 mod bodies;
@@ -10,8 +12,6 @@ mod config;
 mod connection;
 mod demo;
 mod error;
-mod id_type;
-mod jobs;
 mod layers;
 mod listener;
 mod multipart;
@@ -36,35 +36,34 @@ use tokio::sync::oneshot;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::keys::{Credits, CreditsError, KeyId, KeyRing, KeysFile, KeysFileError};
-use crate::pipeline::{Extractor, Overlay};
-use crate::store::JobStore;
+use crate::jobs::{JobQueue, JobResult, LocalQueue, RedisQueue, RedisWorker};
+use crate::keys::{Accounts, AccountsError, ConfiguredKeys};
+use crate::pipeline::Extractor;
+use crate::redis_client::{Redis, RedisError};
+use crate::store::{JobStore, MemoryStore, RedisStore};
 
+pub use crate::jobs::IdType;
 pub use bodies::{FlowAData, FlowBAnswer, FlowBError, UploadAccepted};
-pub use config::{DEFAULT_PREFIX, MAX_FILE_BYTES, ServeArgs, Settings, parse_duration};
+pub use config::{DEFAULT_PREFIX, MAX_FILE_BYTES, ServeArgs, Settings, WorkerArgs, parse_duration};
 pub use error::{ApiError, ErrorBody, REASONS};
-pub use id_type::IdType;
 pub use multipart::{Upload, read_upload};
 
 /// The header carrying a key's balance on every authenticated answer.
 pub const CREDITS_HEADER: &str = "x-credits-remaining";
 
-/// What a Flow A job leaves for its reader.
-type FlowAResult = Result<FlowADone, ApiError>;
-
-/// A Flow A result: the `data` of ReadImage and, when the upload asked for it, the
-/// overlay. Both leave memory together, at delivery or expiry.
-struct FlowADone {
-    data: FlowAData,
-    overlay: Option<Overlay>,
-}
+/// How long this process's worker may finish the jobs it runs when the server
+/// stops (with Redis; what it cannot finish goes back to the queue).
+pub const WORKER_GRACE: Duration = Duration::from_secs(25);
 
 struct AppState {
     settings: Settings,
-    keys: KeyRing,
-    credits: Arc<Credits>,
-    store: Arc<JobStore<FlowAResult>>,
-    jobs: jobs::Jobs,
+    accounts: Accounts,
+    store: JobStore<JobResult>,
+    queue: JobQueue,
+    /// The pipeline of this process's worker, if it runs one.
+    extractor: Option<Arc<dyn Extractor>>,
+    /// The Redis server jobs live in, if any: `/readyz` asks it.
+    redis: Option<Redis>,
     metrics: PrometheusHandle,
     openapi: String,
     shutting_down: AtomicBool,
@@ -76,20 +75,27 @@ impl AppState {
     }
 }
 
-fn with_credits(mut response: Response, remaining: u64) -> Response {
-    response.headers_mut().insert(
-        HeaderName::from_static(CREDITS_HEADER),
-        HeaderValue::from(remaining),
-    );
+/// `response` with the key's balance, when it is known.
+fn with_credits(mut response: Response, remaining: Option<u64>) -> Response {
+    if let Some(remaining) = remaining {
+        response.headers_mut().insert(
+            HeaderName::from_static(CREDITS_HEADER),
+            HeaderValue::from(remaining),
+        );
+    }
     response
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     #[error(transparent)]
-    Keys(#[from] KeysFileError),
+    Accounts(#[from] AccountsError),
     #[error(transparent)]
-    Credits(#[from] CreditsError),
+    Redis(#[from] RedisError),
+    #[error(
+        "no worker would read the documents: --workers 0 needs --redis, with `hawiya worker` processes on the same Redis"
+    )]
+    NoWorker,
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -162,23 +168,81 @@ fn prometheus() -> PrometheusHandle {
         .clone()
 }
 
-/// Keys from the keys file and `api_keys`; when there are none, creates one, saves
-/// its hash and returns it in clear (to be shown once).
-fn load_keys(settings: &Settings) -> Result<(KeyRing, Option<String>), ServeError> {
-    let mut file = KeysFile::load(&settings.keys_file)?;
-    let mut ring = KeyRing::new();
-    file.add_to(&mut ring);
-    for key in &settings.api_keys {
-        ring.add(KeyId::of_key(key), settings.free_credits);
+/// What the server works with, in this process or in Redis: the composition root.
+struct Services {
+    accounts: Accounts,
+    store: JobStore<JobResult>,
+    queue: JobQueue,
+    redis: Option<Redis>,
+    /// This process's worker, with Redis.
+    worker: Option<RedisWorker>,
+    /// The memory store's sweeper.
+    sweeper: Option<tokio::task::JoinHandle<()>>,
+    /// A key created because there was none, in clear.
+    created_key: Option<String>,
+}
+
+impl Services {
+    async fn open(
+        settings: &Settings,
+        extractor: Option<Arc<dyn Extractor>>,
+    ) -> Result<Services, ServeError> {
+        let configured = ConfiguredKeys {
+            keys: settings.api_keys.clone(),
+            free_credits: settings.free_credits,
+        };
+        let extractor = extractor.filter(|_| settings.workers > 0);
+        let Some(url) = &settings.redis else {
+            let extractor = extractor.ok_or(ServeError::NoWorker)?;
+            let (accounts, created_key) =
+                Accounts::open_local(&settings.keys_file, &settings.credits_db, &configured)?;
+            let memory = MemoryStore::new(settings.result_ttl);
+            let sweep_every = (settings.result_ttl / 10)
+                .clamp(Duration::from_millis(50), Duration::from_secs(30));
+            let sweeper = memory.spawn_sweeper(sweep_every);
+            let queue = LocalQueue::new(
+                extractor,
+                memory.clone(),
+                accounts.clone(),
+                settings.queue,
+                settings.workers,
+            );
+            return Ok(Services {
+                accounts,
+                store: JobStore::Memory(memory),
+                queue: JobQueue::Local(queue),
+                redis: None,
+                worker: None,
+                sweeper: Some(sweeper),
+                created_key,
+            });
+        };
+        let redis = Redis::connect(url).await?;
+        let (accounts, created_key) = Accounts::open_redis(redis.clone(), &configured).await?;
+        let queue = RedisQueue::open(redis.clone(), settings.queue, settings.result_ttl).await?;
+        let worker = match extractor {
+            Some(extractor) => Some(
+                RedisWorker::start(
+                    redis.clone(),
+                    extractor,
+                    settings.workers,
+                    settings.reclaim_after,
+                )
+                .await?,
+            ),
+            None => None,
+        };
+        tracing::info!(redis = %url, workers = settings.workers, "jobs, keys and credits in Redis");
+        Ok(Services {
+            accounts,
+            store: JobStore::Redis(RedisStore::new(redis.clone())),
+            queue: JobQueue::Redis(queue),
+            redis: Some(redis),
+            worker,
+            sweeper: None,
+            created_key,
+        })
     }
-    if !ring.is_empty() {
-        return Ok((ring, None));
-    }
-    let (key, record) = file.add("created at first start", settings.free_credits);
-    file.save(&settings.keys_file)?;
-    file.add_to(&mut ring);
-    tracing::info!(key_id = %record.id, "no API key configured: created one");
-    Ok((ring, Some(key)))
 }
 
 /// A running server.
@@ -190,18 +254,15 @@ pub struct Server {
 }
 
 impl Server {
-    /// Loads keys and credits, binds `settings.addr` (port 0 picks a free one) and
-    /// starts serving in the background.
+    /// Opens the job store, the queue and the accounts (in this process, or in
+    /// Redis with `settings.redis`), starts this process's worker on `extractor`
+    /// (none with Redis and `workers` 0), binds `settings.addr` (port 0 picks a
+    /// free one) and starts serving in the background.
     pub async fn start(
         settings: Settings,
-        extractor: Arc<dyn Extractor>,
+        extractor: Option<Arc<dyn Extractor>>,
     ) -> Result<Server, ServeError> {
-        let (keys, created_key) = load_keys(&settings)?;
-        let credits = Credits::open(&settings.credits_db, &keys)?;
-        let store = JobStore::new(settings.result_ttl);
-        let sweep_every =
-            (settings.result_ttl / 10).clamp(Duration::from_millis(50), Duration::from_secs(30));
-        let sweeper = store.spawn_sweeper(sweep_every);
+        let services = Services::open(&settings, extractor.clone()).await?;
         let listener = tokio::net::TcpListener::bind(settings.addr)
             .await
             .map_err(|source| ServeError::Bind {
@@ -209,13 +270,23 @@ impl Server {
                 source,
             })?;
         let addr = listener.local_addr()?;
-        let app = Arc::new(AppState {
-            jobs: jobs::Jobs::new(extractor, settings.queue, settings.workers),
-            openapi: openapi::document(&settings.prefix, settings.demo),
-            settings,
-            keys,
-            credits,
+        let Services {
+            accounts,
             store,
+            queue,
+            redis,
+            worker,
+            sweeper,
+            created_key,
+        } = services;
+        let app = Arc::new(AppState {
+            openapi: openapi::document(&settings.prefix, settings.demo),
+            extractor: extractor.filter(|_| settings.workers > 0),
+            settings,
+            accounts,
+            store,
+            queue,
+            redis,
             metrics: prometheus(),
             shutting_down: AtomicBool::new(false),
         });
@@ -240,8 +311,13 @@ impl Server {
         let task = tokio::spawn(async move {
             listener::serve(listener, service, max_connections, timeouts, signal).await;
             // Requests are done; now let every accepted job finish and store its result.
-            app.jobs.drain().await;
-            sweeper.abort();
+            app.queue.drain().await;
+            if let Some(worker) = worker {
+                worker.stop(WORKER_GRACE).await;
+            }
+            if let Some(sweeper) = sweeper {
+                sweeper.abort();
+            }
             tracing::info!("all jobs finished");
             Ok(())
         });
@@ -272,50 +348,11 @@ impl Server {
         self.wait().await
     }
 
-    async fn wait(&mut self) -> Result<(), ServeError> {
+    /// Waits until the server stops (it stops on its own only on a failure).
+    pub async fn wait(&mut self) -> Result<(), ServeError> {
         match (&mut self.task).await {
             Ok(result) => result,
             Err(e) => Err(ServeError::Io(std::io::Error::other(e))),
         }
-    }
-}
-
-/// Runs `hawiya serve` until Ctrl-C or SIGTERM, then shuts down gracefully.
-pub async fn run(settings: Settings, extractor: Arc<dyn Extractor>) -> Result<(), ServeError> {
-    let mut server = Server::start(settings, extractor).await?;
-    if let Some(key) = server.created_key() {
-        // Shown once, on the terminal only; the server keeps just its hash.
-        println!("No API key was configured, so one was created. It is shown only now:");
-        println!("    {key}");
-        println!(
-            "Send it as the APIKEY header (or Authorization: Bearer). Manage keys with `hawiya keys`."
-        );
-    }
-    println!("hawiya listening on http://{}", server.local_addr());
-    tokio::select! {
-        result = server.wait() => return result,
-        () = shutdown_signal() => {}
-    }
-    server.shutdown().await
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
     }
 }

@@ -26,28 +26,36 @@ pub async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
 }
 
-/// Readiness: the model is loaded, the batcher runs and the server is not shutting down.
+/// Readiness: the server is not shutting down, Redis answers (with `--redis`), and
+/// this process's model is loaded and its batcher runs (when it extracts).
 #[utoipa::path(get, path = "/readyz", tag = "operations",
     responses(
         (status = 200, description = "ready", body = Health),
-        (status = 503, description = "not ready (NOT_READY) or shutting down (SHUTTING_DOWN)", body = ErrorBody),
+        (status = 503, description = "not ready (NOT_READY), Redis unreachable (REDIS_UNAVAILABLE) or shutting down (SHUTTING_DOWN)", body = ErrorBody),
     ))]
 pub async fn readyz(State(app): State<Arc<AppState>>) -> Response {
     if app.is_shutting_down() {
-        ApiError::ShuttingDown.into_response()
-    } else if !app.jobs.extractor().is_ready() {
-        ApiError::NotReady.into_response()
-    } else {
-        Json(Health { status: "ready" }).into_response()
+        return ApiError::ShuttingDown.into_response();
     }
+    if let Some(redis) = &app.redis
+        && redis.ping().await.is_err()
+    {
+        return ApiError::Unavailable.into_response();
+    }
+    if app.extractor.as_ref().is_some_and(|e| !e.is_ready()) {
+        return ApiError::NotReady.into_response();
+    }
+    Json(Health { status: "ready" }).into_response()
 }
 
 /// Prometheus metrics (text exposition format).
 #[utoipa::path(get, path = "/metrics", tag = "operations",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain", body = String)))]
 pub async fn metrics(State(app): State<Arc<AppState>>) -> Response {
-    metrics::gauge!("hawiya_jobs_held").set(app.store.len() as f64);
-    metrics::gauge!("hawiya_jobs_unfinished").set(app.jobs.unfinished() as f64);
+    if let Some(held) = app.store.held_here() {
+        metrics::gauge!("hawiya_jobs_held").set(held as f64);
+    }
+    app.queue.record_metrics().await;
     app.metrics.run_upkeep();
     (
         [(

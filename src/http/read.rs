@@ -9,10 +9,12 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::auth;
-use super::bodies::{OverlayBody, ReadAnswer, ReadData};
+use super::bodies::{FlowAData, OverlayBody, ReadAnswer, ReadData, process_time};
 use super::error::{ApiError, ErrorBody};
 use super::query;
 use super::with_credits;
+use crate::jobs::JobResult;
+use crate::keys::KeyId;
 use crate::store::{JobId, Taken};
 
 /// Read the result of an upload. `data` is `{}` while the image is processed; once
@@ -35,22 +37,22 @@ use crate::store::{JobId, Taken};
         (status = 403, description = "ID not found: unknown, already delivered, expired or uploaded with another key", body = ErrorBody),
         (status = 422, description = "the document could not be read; `reason` says why (NO_DOCUMENT_FOUND, NO_TEXT_FOUND, IMAGE_TOO_BLURRY, WRONG_ID_TYPE, CORRUPT_FILE, IMAGE_TOO_SMALL, IMAGE_TOO_LARGE). Delivered once, like a result.", body = ErrorBody),
         (status = 500, description = "the pipeline failed on this image (INTERNAL_ERROR)", body = ErrorBody),
-        (status = 503, description = "the recognizer stayed overloaded (OVERLOADED)", body = ErrorBody),
+        (status = 503, description = "the recognizer stayed overloaded (OVERLOADED), or Redis cannot be reached (REDIS_UNAVAILABLE)", body = ErrorBody),
     ),
     security(("APIKEY" = []), ("bearer" = [])),
 )]
 pub async fn read_image(State(app): State<Arc<AppState>>, request: Request) -> Response {
-    let caller = match auth::authenticate(request.headers(), &app.keys) {
+    let caller = match auth::authenticate(request.headers(), &app.accounts).await {
         Ok(caller) => caller,
         Err(e) => return e.into_response(),
     };
     let response = read(&app, caller.key, request.uri().clone())
         .await
         .unwrap_or_else(IntoResponse::into_response);
-    with_credits(response, app.credits.remaining(caller.key))
+    with_credits(response, app.accounts.remaining(caller.key).await.ok())
 }
 
-async fn read(app: &AppState, key: crate::keys::KeyId, uri: Uri) -> Result<Response, ApiError> {
+async fn read(app: &AppState, key: KeyId, uri: Uri) -> Result<Response, ApiError> {
     let params = query::params(&uri).ok_or(ApiError::MissingId)?;
     let id = params
         .get("id")
@@ -64,11 +66,12 @@ async fn read(app: &AppState, key: crate::keys::KeyId, uri: Uri) -> Result<Respo
             .take_waiting(id, key, app.settings.blocked_wait)
             .await
     } else {
-        app.store.take(id, key)
-    };
+        app.store.take(id, key).await
+    }
+    .map_err(|_| ApiError::Unavailable)?;
     let outcome = match &taken {
         Taken::Pending => "pending",
-        Taken::Ready(result) if result.is_ok() => "delivered",
+        Taken::Ready(result) if result.outcome.is_ok() => "delivered",
         Taken::Ready(_) => "failed",
         Taken::NotFound => "not_found",
     };
@@ -82,18 +85,31 @@ async fn read(app: &AppState, key: crate::keys::KeyId, uri: Uri) -> Result<Respo
             overlay: None,
         })
         .into_response()),
-        // The result leaves the store here; the answer is its last holder.
-        Taken::Ready(result) => match &*result {
-            Ok(done) => Ok(Json(ReadAnswer {
-                code: 200,
-                status: "success",
-                message: "success",
-                data: ReadData::Done(&done.data),
-                overlay: done.overlay.as_ref().map(OverlayBody::new),
-            })
-            .into_response()),
-            Err(e) => Err(e.clone()),
-        },
+        // The result has left the store; this answer is its last holder.
+        Taken::Ready(result) => answer(&result),
         Taken::NotFound => Err(ApiError::IdNotFound),
     }
+}
+
+/// The Flow A answer of a finished job: its fields, or why it could not be read.
+fn answer(result: &JobResult) -> Result<Response, ApiError> {
+    let extraction = result
+        .outcome
+        .as_ref()
+        .map_err(|e| ApiError::extraction(e.clone(), result.request.id_type))?;
+    let data = FlowAData {
+        fields: extraction.flow_a.clone(),
+        proccesstime: process_time(result.finished_at()),
+        imageName: result.request.image_name.clone(),
+        savedImage: String::new(),
+        urlImage: None,
+    };
+    Ok(Json(ReadAnswer {
+        code: 200,
+        status: "success",
+        message: "success",
+        data: ReadData::Done(&data),
+        overlay: extraction.overlay.as_ref().map(OverlayBody::new),
+    })
+    .into_response())
 }

@@ -1,23 +1,26 @@
 //! `POST {prefix}/uploadImage`: Flow A (answers an id) and Flow B (answers the result).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
 
-use super::IdType;
 use super::auth::{self, Flow};
-use super::bodies::{
-    FlowAData, FlowBAnswer, FlowBError, OverlayBody, UploadAccepted, process_time,
-};
+use super::bodies::{FlowBAnswer, FlowBError, OverlayBody, UploadAccepted};
 use super::error::{ApiError, ErrorBody};
-use super::multipart::{Upload, discard_body, read_upload};
-use super::{AppState, FlowADone, query, with_credits};
-use crate::keys::{KeyId, Reservation};
+use super::multipart::{discard_body, read_upload};
+use super::{AppState, query, with_credits};
+use crate::jobs::{IdType, Job, JobRequest, SubmitError};
+use crate::keys::{KeyId, ReserveError};
 use crate::pipeline::ExtractError;
+use crate::store::{JobId, Taken};
+
+/// Longest a Flow B call waits for its job (queued, then read): beyond it, the
+/// job is given up and the call answers `OVERLOADED`.
+const FLOW_B_PATIENCE: Duration = Duration::from_secs(120);
 
 /// Upload a document image (multipart part `file`, JPEG, PNG or PDF, at most
 /// 10,485,760 bytes). With `APIKEY` (Flow A) the answer is an id to read the result
@@ -40,13 +43,13 @@ use crate::pipeline::ExtractError;
         (status = 408, description = "upload not received in time", body = ErrorBody),
         (status = 413, description = "file over 10,485,760 bytes", body = ErrorBody),
         (status = 422, description = "Flow B: the document could not be read (reason: NO_DOCUMENT_FOUND, NO_TEXT_FOUND, IMAGE_TOO_BLURRY, WRONG_ID_TYPE, CORRUPT_FILE, IMAGE_TOO_SMALL, IMAGE_TOO_LARGE)", body = FlowBError),
-        (status = 503, description = "queue full or shutting down; see Retry-After", body = ErrorBody),
+        (status = 503, description = "queue full, shutting down, or Redis unreachable (QUEUE_FULL, SHUTTING_DOWN, REDIS_UNAVAILABLE); Flow B also OVERLOADED; see Retry-After", body = ErrorBody),
     ),
     security(("APIKEY" = []), ("bearer" = [])),
 )]
 pub async fn upload_image(State(app): State<Arc<AppState>>, request: Request) -> Response {
     let started = Instant::now();
-    let caller = match auth::authenticate(request.headers(), &app.keys) {
+    let caller = match auth::authenticate(request.headers(), &app.accounts).await {
         Ok(caller) => caller,
         Err(refusal) => {
             discard_unread(&app, request).await;
@@ -64,7 +67,7 @@ pub async fn upload_image(State(app): State<Arc<AppState>>, request: Request) ->
         (Flow::A, Err(e)) => e.into_response(),
         (Flow::B, Err(e)) => flow_b_error(&e, started),
     };
-    with_credits(response, app.credits.remaining(caller.key))
+    with_credits(response, app.accounts.remaining(caller.key).await.ok())
 }
 
 /// Counts an upload as accepted (admitted for extraction, whatever the extraction
@@ -77,29 +80,34 @@ fn count_upload(flow: &'static str, answer: Result<&Response, &ApiError>) {
     metrics::counter!("hawiya_uploads_total", "flow" => flow, "outcome" => outcome).increment(1);
 }
 
-/// What both flows need before extraction starts.
+/// An upload queued: its job's id and what it asked for.
 struct Accepted {
-    query: UploadQuery,
-    reservation: Reservation,
-    upload: Upload,
-    admission: super::jobs::Admission,
+    id: JobId,
+    id_type: IdType,
 }
 
 /// What can be refused before the body is read: the query, a server shutting
-/// down, a key without credits.
-fn check_before_body(app: &AppState, key: KeyId, uri: &Uri) -> Result<UploadQuery, ApiError> {
+/// down, a key without credits (or, with Redis, Redis away).
+async fn check_before_body(app: &AppState, key: KeyId, uri: &Uri) -> Result<UploadQuery, ApiError> {
     let query = UploadQuery::parse(uri)?;
     if app.is_shutting_down() {
         return Err(ApiError::ShuttingDown);
     }
-    if app.credits.remaining(key) == 0 {
+    let remaining = app
+        .accounts
+        .remaining(key)
+        .await
+        .map_err(|_| ApiError::Unavailable)?;
+    if remaining == 0 {
         return Err(ApiError::NoCredits);
     }
     Ok(query)
 }
 
+/// What both flows do before extraction: receive the file, hold a credit, queue
+/// the job (which then carries the credit).
 async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted, ApiError> {
-    let query = match check_before_body(app, key, request.uri()) {
+    let query = match check_before_body(app, key, request.uri()).await {
         Ok(query) => query,
         Err(refusal) => {
             discard_unread(app, request).await;
@@ -112,15 +120,36 @@ async fn accept(app: &AppState, key: KeyId, request: Request) -> Result<Accepted
         .map_err(|_| ApiError::UploadTimeout(timeout))??;
     // Only a complete upload holds a credit, so a key's slow uploads never lock the
     // credits its other uploads need.
-    let reservation = app.credits.reserve(key).map_err(|_| ApiError::NoCredits)?;
-    let admission = app.jobs.admit().ok_or(ApiError::QueueFull {
-        retry_after: app.settings.retry_after,
+    let id = JobId::random();
+    let hold = app
+        .accounts
+        .reserve(key, &id.to_string())
+        .await
+        .map_err(|e| match e {
+            ReserveError::NoCredits(_) => ApiError::NoCredits,
+            ReserveError::Unavailable(_) => ApiError::Unavailable,
+        })?;
+    let job = Job {
+        id,
+        owner: key,
+        request: JobRequest {
+            id_type: query.id_type,
+            overlay: query.overlay,
+            image_name: format!("{id}.{}", upload.format.extension()),
+        },
+        image: upload.bytes,
+    };
+    app.queue.submit(job).await.map_err(|e| match e {
+        SubmitError::Full => ApiError::QueueFull {
+            retry_after: app.settings.retry_after,
+        },
+        SubmitError::Unavailable(_) => ApiError::Unavailable,
+        SubmitError::IdTaken => ApiError::Internal,
     })?;
+    hold.hand_over();
     Ok(Accepted {
-        query,
-        reservation,
-        upload,
-        admission,
+        id,
+        id_type: query.id_type,
     })
 }
 
@@ -159,43 +188,11 @@ impl UploadQuery {
 
 async fn flow_a(app: &Arc<AppState>, key: KeyId, request: Request) -> Result<Response, ApiError> {
     let accepted = accept(app, key, request).await?;
-    let id_type = accepted.query.id_type;
-    let id = app.store.insert_pending(key);
-    let image_name = format!("{id}.{}", accepted.upload.format.extension());
-    let (store, reservation) = (app.store.clone(), accepted.reservation);
-    app.jobs.spawn(
-        accepted.admission,
-        accepted.upload.bytes,
-        id_type,
-        accepted.query.overlay,
-        move |outcome| async move {
-            let result = match outcome {
-                Ok(extraction) => {
-                    charge(reservation).await;
-                    Ok(FlowADone {
-                        data: FlowAData {
-                            fields: extraction.flow_a,
-                            proccesstime: process_time(chrono::Local::now()),
-                            imageName: image_name,
-                            savedImage: String::new(),
-                            urlImage: None,
-                        },
-                        overlay: extraction.overlay,
-                    })
-                }
-                Err(e) => {
-                    drop(reservation); // failed extractions are free
-                    Err(ApiError::extraction(e, id_type))
-                }
-            };
-            store.finish(id, result);
-        },
-    );
     Ok(Json(UploadAccepted {
         code: 200,
         status: "success",
         message: "image uploaded; read the result with ReadImage",
-        id: id.to_string(),
+        id: accepted.id.to_string(),
     })
     .into_response())
 }
@@ -207,33 +204,69 @@ async fn flow_b(
     started: Instant,
 ) -> Result<Response, ApiError> {
     let accepted = accept(app, key, request).await?;
-    let id_type = accepted.query.id_type;
-    let job = app.jobs.spawn(
-        accepted.admission,
-        accepted.upload.bytes,
-        id_type,
-        accepted.query.overlay,
-        std::future::ready,
-    );
-    // If the client goes away, this future is dropped with the reservation, which
-    // gives the credit back; the job itself still finishes.
-    let reservation = accepted.reservation;
-    let extraction = job
+    // If the client goes away, or the job outlasts the patience, the job is
+    // cancelled: its result is dropped and its credit given back.
+    let reader = Reader {
+        app: app.clone(),
+        id: accepted.id,
+        waiting: true,
+    };
+    let taken = app
+        .store
+        .take_waiting(accepted.id, key, FLOW_B_PATIENCE)
         .await
-        .map_err(|_| ApiError::Extraction(ExtractError::Internal("the job failed".into())))?
-        .map_err(|e| ApiError::extraction(e, id_type))?;
-    charge(reservation).await;
+        .map_err(|_| ApiError::Unavailable)?;
+    let result = match taken {
+        Taken::Ready(result) => result,
+        Taken::Pending => return Err(ApiError::Extraction(ExtractError::Overloaded)),
+        Taken::NotFound => {
+            return Err(ApiError::Extraction(ExtractError::Internal(
+                "the job was lost".into(),
+            )));
+        }
+    };
+    reader.done();
+    let extraction = result
+        .outcome
+        .as_ref()
+        .map_err(|e| ApiError::extraction(e.clone(), accepted.id_type))?;
     Ok(Json(FlowBAnswer {
         status: "success",
-        data: extraction.flow_b,
+        data: extraction.flow_b.clone(),
         confidence: extraction.confidence.clamp(0.0, 1.0),
         credits_used: 1,
         response_time_ms: started.elapsed().as_millis() as u64,
         document_type: extraction.kind,
-        low_confidence_fields: extraction.low_confidence_fields,
+        low_confidence_fields: extraction.low_confidence_fields.clone(),
         overlay: extraction.overlay.as_ref().map(OverlayBody::new),
     })
     .into_response())
+}
+
+/// A Flow B call waiting for its job; dropped while waiting, it cancels the job.
+struct Reader {
+    app: Arc<AppState>,
+    id: JobId,
+    waiting: bool,
+}
+
+impl Reader {
+    fn done(mut self) {
+        self.waiting = false;
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        if self.waiting {
+            let (app, id) = (self.app.clone(), self.id);
+            tokio::spawn(async move {
+                if let Err(e) = app.store.cancel(id).await {
+                    tracing::debug!(error = %e, "could not cancel an abandoned job");
+                }
+            });
+        }
+    }
 }
 
 fn flow_b_error(error: &ApiError, started: Instant) -> Response {
@@ -244,14 +277,4 @@ fn flow_b_error(error: &ApiError, started: Instant) -> Response {
         credits_used: 0,
         response_time_ms: started.elapsed().as_millis() as u64,
     })
-}
-
-/// Charges the reserved credit durably. A storage failure is logged, not turned
-/// into a failed extraction: the caller still gets the result.
-async fn charge(reservation: Reservation) {
-    match tokio::task::spawn_blocking(move || reservation.commit()).await {
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => tracing::error!(error = %e, "could not record a spent credit"),
-        Err(e) => tracing::error!(error = %e, "could not record a spent credit"),
-    }
 }

@@ -1,5 +1,6 @@
-//! `hawiya keys add|list|revoke`: manages the keys file. A running server reads the
-//! file at start-up, so restart it after a change.
+//! `hawiya keys add|list|revoke`: manages the keys file (a running server reads it
+//! at start-up, so restart it after a change), or with `--redis` the keys kept in
+//! Redis (every front sees a change at once).
 
 use std::path::PathBuf;
 
@@ -7,8 +8,10 @@ use clap::{Args, Subcommand};
 
 use super::FREE_TIER_CREDITS;
 use super::credits::spent_offline;
-use super::file::KeysFile;
+use super::file::{KeyRecord, KeysFile};
+use super::redis::KeyAdmin;
 use super::ring::{KeyId, KeyRing};
+use crate::redis_client::{Redis, RedisArgs};
 
 /// Where keys and credits live; shared by `serve` and `keys`.
 #[derive(Debug, Clone, Args)]
@@ -43,6 +46,8 @@ impl KeyPaths {
 pub struct KeysArgs {
     #[command(flatten)]
     pub paths: KeyPaths,
+    #[command(flatten)]
+    pub redis: RedisArgs,
     #[command(subcommand)]
     pub action: KeysAction,
 }
@@ -66,50 +71,101 @@ pub enum KeysAction {
 
 impl KeysArgs {
     pub fn run(self) -> anyhow::Result<()> {
+        let shown = match &self.redis.url {
+            None => self.run_on_file()?,
+            Some(url) => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(async {
+                    let admin = KeyAdmin::new(Redis::connect(url).await?);
+                    self.run_on_redis(&admin).await
+                })?,
+        };
+        print!("{shown}");
+        Ok(())
+    }
+
+    fn run_on_file(&self) -> anyhow::Result<String> {
         let path = self.paths.keys_file();
         let mut file = KeysFile::load(&path)?;
-        match self.action {
+        Ok(match &self.action {
             KeysAction::Add { label, credits } => {
-                let (key, record) = file.add(&label, credits);
+                let (key, record) = file.add(label, *credits);
                 file.save(&path)?;
-                println!("created key {} with {} credits:", record.id, credits);
-                println!("{key}");
-                println!("store it now: it is not kept and cannot be shown again.");
+                added(&key, &record)
             }
             KeysAction::List => {
                 let mut ring = KeyRing::new();
                 file.add_to(&mut ring);
                 let spent = spent_offline(&self.paths.credits_db(), &ring)?;
-                println!(
-                    "{:<10} {:<9} {:<9} {:<22} label",
-                    "id", "credits", "spent", "created"
-                );
-                for record in &file.keys {
+                let rows = file.keys.iter().map(|record| {
                     let used = match (&spent, KeyId::from_hex(&record.sha256)) {
-                        (Some(spent), Some(id)) => spent.get(&id).copied().unwrap_or(0).to_string(),
-                        _ => "(in use)".to_owned(),
+                        (Some(spent), Some(id)) => Some(spent.get(&id).copied().unwrap_or(0)),
+                        _ => None,
                     };
-                    println!(
-                        "{:<10} {:<9} {:<9} {:<22} {}",
-                        record.id, record.credits, used, record.created, record.label
-                    );
-                }
+                    (record, used)
+                });
+                let mut shown = table(rows);
                 if spent.is_none() {
-                    println!(
-                        "(spent credits are unavailable while a server holds the credits store)"
+                    shown.push_str(
+                        "(spent credits are unavailable while a server holds the credits store)\n",
                     );
                 }
+                shown
             }
-            KeysAction::Revoke { id } => match file.revoke(&id) {
+            KeysAction::Revoke { id } => match file.revoke(id) {
                 Some(record) => {
                     file.save(&path)?;
-                    println!("revoked key {} ({})", record.id, record.label);
+                    revoked(&record.id, &record.label)
                 }
                 None => anyhow::bail!("no key with id {id} in {}", path.display()),
             },
-        }
-        Ok(())
+        })
     }
+
+    async fn run_on_redis(&self, admin: &KeyAdmin) -> anyhow::Result<String> {
+        Ok(match &self.action {
+            KeysAction::Add { label, credits } => {
+                let (key, record) = admin.add(label, *credits).await?;
+                added(&key, &record)
+            }
+            KeysAction::List => {
+                let keys = admin.list().await?;
+                table(keys.iter().map(|(record, spent)| (record, Some(*spent))))
+            }
+            KeysAction::Revoke { id } => match admin.revoke(id).await? {
+                Some((_, label)) => revoked(id, &label),
+                None => anyhow::bail!("no key with id {id} in Redis"),
+            },
+        })
+    }
+}
+
+fn added(key: &str, record: &KeyRecord) -> String {
+    format!(
+        "created key {} with {} credits:\n{key}\nstore it now: it is not kept and cannot be shown again.\n",
+        record.id, record.credits
+    )
+}
+
+fn revoked(id: &str, label: &str) -> String {
+    format!("revoked key {id} ({label})\n")
+}
+
+/// The keys as `hawiya keys list` prints them; `None` spent reads "(in use)".
+fn table<'a>(rows: impl Iterator<Item = (&'a KeyRecord, Option<u64>)>) -> String {
+    let mut shown = format!(
+        "{:<10} {:<9} {:<9} {:<22} label\n",
+        "id", "credits", "spent", "created"
+    );
+    for (record, spent) in rows {
+        let spent = spent.map_or_else(|| "(in use)".to_owned(), |n| n.to_string());
+        shown.push_str(&format!(
+            "{:<10} {:<9} {:<9} {:<22} {}\n",
+            record.id, record.credits, spent, record.created, record.label
+        ));
+    }
+    shown
 }
 
 #[cfg(test)]

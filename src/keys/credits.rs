@@ -7,9 +7,9 @@
 //! would add a C dependency, sled is unmaintained beta, and a hand-written JSON file
 //! would not survive a crash mid-write.
 //!
-//! A charge is reserved when an upload is accepted and committed only when the
-//! extraction succeeds; a failed or abandoned job releases its reservation. Only
-//! commits reach the disk, so a crash never charges for an unfinished job.
+//! A credit is held when an upload is accepted and charged only when the
+//! extraction succeeds; a failed or abandoned job releases it. Only charges reach
+//! the disk, so a crash never charges for an unfinished job.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -92,22 +92,21 @@ impl Credits {
         self.accounts.lock().get(&key).map_or(0, Account::remaining)
     }
 
-    /// Holds one credit for a job about to run.
-    pub fn reserve(self: &Arc<Self>, key: KeyId) -> Result<Reservation, NoCredits> {
+    /// Holds one credit for a job about to run; [`charge`](Self::charge) or
+    /// [`release`](Self::release) ends the hold.
+    pub fn reserve(&self, key: KeyId) -> Result<(), NoCredits> {
         let mut accounts = self.accounts.lock();
         let account = accounts.get_mut(&key).ok_or(NoCredits)?;
         if account.remaining() == 0 {
             return Err(NoCredits);
         }
         account.reserved += 1;
-        Ok(Reservation {
-            credits: self.clone(),
-            key,
-            settled: false,
-        })
+        Ok(())
     }
 
-    fn charge(&self, key: KeyId) -> Result<u64, CreditsError> {
+    /// Charges a held credit durably (a disk sync: call from a blocking context) and
+    /// returns the balance left. On a storage error the hold is kept: release it.
+    pub fn charge(&self, key: KeyId) -> Result<u64, CreditsError> {
         let txn = self.db.begin_write().map_err(redb::Error::from)?;
         {
             let mut table = txn.open_table(SPENT).map_err(redb::Error::from)?;
@@ -125,13 +124,14 @@ impl Credits {
             .get_mut(&key)
             .expect("a reserved key has an account");
         account.spent += 1;
-        account.reserved -= 1;
+        account.reserved = account.reserved.saturating_sub(1);
         Ok(account.remaining())
     }
 
-    fn release(&self, key: KeyId) {
+    /// Gives a held credit back.
+    pub fn release(&self, key: KeyId) {
         if let Some(account) = self.accounts.lock().get_mut(&key) {
-            account.reserved -= 1;
+            account.reserved = account.reserved.saturating_sub(1);
         }
     }
 }
@@ -175,38 +175,6 @@ pub fn spent_offline(
     }
 }
 
-/// One credit held for a job. [`commit`](Reservation::commit) charges it; dropping it
-/// uncommitted (failed extraction, client gone) gives it back.
-pub struct Reservation {
-    credits: Arc<Credits>,
-    key: KeyId,
-    settled: bool,
-}
-
-impl Reservation {
-    /// Credits left besides this one and others in flight.
-    pub fn remaining(&self) -> u64 {
-        self.credits.remaining(self.key)
-    }
-
-    /// Charges the credit durably (a disk sync: call from a blocking context) and
-    /// returns the balance left.
-    pub fn commit(mut self) -> Result<u64, CreditsError> {
-        let result = self.credits.charge(self.key);
-        // On a storage error the reservation is released by `drop` instead.
-        self.settled = result.is_ok();
-        result
-    }
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        if !self.settled {
-            self.credits.release(self.key);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,18 +186,18 @@ mod tests {
     }
 
     #[test]
-    fn commits_charge_and_drops_refund() {
+    fn charges_spend_and_releases_refund() {
         let dir = tempfile::tempdir().unwrap();
         let key = KeyId::of_key("a");
         let credits = Credits::open(&dir.path().join("c.redb"), &ring(key, 2)).unwrap();
-        let first = credits.reserve(key).unwrap();
-        let second = credits.reserve(key).unwrap();
-        assert_eq!(credits.reserve(key).err(), Some(NoCredits));
-        drop(second);
+        credits.reserve(key).unwrap();
+        credits.reserve(key).unwrap();
+        assert_eq!(credits.reserve(key), Err(NoCredits));
+        credits.release(key);
         assert_eq!(credits.remaining(key), 1);
-        assert_eq!(first.commit().unwrap(), 1);
+        assert_eq!(credits.charge(key).unwrap(), 1);
         assert_eq!(credits.remaining(key), 1);
-        assert_eq!(credits.reserve(KeyId::of_key("b")).err(), Some(NoCredits));
+        assert_eq!(credits.reserve(KeyId::of_key("b")), Err(NoCredits));
     }
 
     #[test]
@@ -239,8 +207,10 @@ mod tests {
         let key = KeyId::of_key("a");
         {
             let credits = Credits::open(&path, &ring(key, 5)).unwrap();
-            credits.reserve(key).unwrap().commit().unwrap();
-            credits.reserve(key).unwrap().commit().unwrap();
+            for _ in 0..2 {
+                credits.reserve(key).unwrap();
+                credits.charge(key).unwrap();
+            }
             assert_eq!(spent_offline(&path, &ring(key, 5)).unwrap(), None);
         }
         let credits = Credits::open(&path, &ring(key, 5)).unwrap();

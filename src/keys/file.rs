@@ -26,6 +26,19 @@ pub struct KeyRecord {
     pub created: String,
 }
 
+impl KeyRecord {
+    /// The record of key `id`, created now.
+    pub fn new(id: KeyId, label: &str, credits: u64) -> KeyRecord {
+        KeyRecord {
+            id: id.short(),
+            label: label.to_owned(),
+            sha256: id.to_hex(),
+            credits,
+            created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum KeysFileError {
     #[error("cannot read keys file {path}: {source}")]
@@ -112,13 +125,7 @@ impl KeysFile {
             if self.keys.iter().any(|k| k.id == id.short()) {
                 continue;
             }
-            let record = KeyRecord {
-                id: id.short(),
-                label: label.to_owned(),
-                sha256: id.to_hex(),
-                credits,
-                created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            };
+            let record = KeyRecord::new(id, label, credits);
             self.keys.push(record.clone());
             return (key, record);
         }

@@ -1,14 +1,15 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::overlay::Overlay;
 use crate::domain::DocumentKind;
 use crate::record::{FlowAFields, FlowBData};
 
-/// One read document, ready to be answered in either flow.
-#[derive(Debug, Clone, Serialize)]
+/// One read document, ready to be answered in either flow. It serializes whole (the
+/// overlay's picture as base64), as it waits for its reader in a shared job store.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Extraction {
     pub kind: DocumentKind,
     pub flow_a: FlowAFields,
@@ -25,13 +26,17 @@ pub struct Extraction {
     #[serde(skip)]
     pub timings: Vec<(&'static str, Duration)>,
     /// The picture of what was read, when it was asked for.
-    #[serde(skip)]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::overlay::kept"
+    )]
     pub overlay: Option<Overlay>,
 }
 
 /// Why a document could not be read. Each maps to one HTTP status and one
 /// machine-readable reason code.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]
 pub enum ExtractError {
     #[error("the file is not a JPEG, PNG or PDF")]
     UnsupportedFormat,

@@ -11,7 +11,7 @@ use image::codecs::jpeg::JpegEncoder;
 use image::{GrayImage, Rgb, RgbImage};
 use imageproc::drawing::draw_hollow_rect_mut;
 use imageproc::rect::Rect;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::engine::Trace;
 use super::extraction::Extraction;
@@ -29,9 +29,10 @@ const QUALITY: u8 = 85;
 const STROKE: i32 = 3;
 
 /// The rectified card with every line read boxed, and the boxes.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Overlay {
-    /// The picture, JPEG-encoded.
+    /// The picture, JPEG-encoded (not serialized: answers carry it as a data URL,
+    /// `hawiya extract` writes it to a file, [`kept`] as base64).
     #[serde(skip)]
     pub jpeg: Vec<u8>,
     /// Size of the picture in pixels: the space of every box.
@@ -42,7 +43,7 @@ pub struct Overlay {
 }
 
 /// One line found on the card, where it was found and what it fed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OverlayField {
     /// The layout's field key (`layouts/<kind>.toml`), e.g. `first_name`.
     pub key: String,
@@ -243,5 +244,58 @@ mod tests {
                 "key": "first_name", "flow_a": ["firstname"], "flow_b": [],
                 "confidence": 0.9f32, "box": [1, 1, 5, 4]}]})
         );
+    }
+}
+
+/// How an [`Extraction`] keeps its overlay while it waits for its reader: the
+/// boxes, and the picture as base64 beside them.
+pub mod kept {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Overlay;
+
+    #[derive(Serialize)]
+    struct KeptRef<'a> {
+        jpeg: String,
+        #[serde(flatten)]
+        overlay: &'a Overlay,
+    }
+
+    #[derive(Deserialize)]
+    struct Kept {
+        jpeg: String,
+        #[serde(flatten)]
+        overlay: Overlay,
+    }
+
+    pub fn serialize<S: Serializer>(
+        overlay: &Option<Overlay>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        overlay
+            .as_ref()
+            .map(|overlay| KeptRef {
+                jpeg: STANDARD.encode(&overlay.jpeg),
+                overlay,
+            })
+            .serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Overlay>, D::Error> {
+        Option::<Kept>::deserialize(deserializer)?
+            .map(|kept| {
+                let jpeg = STANDARD
+                    .decode(kept.jpeg)
+                    .map_err(serde::de::Error::custom)?;
+                Ok(Overlay {
+                    jpeg,
+                    ..kept.overlay
+                })
+            })
+            .transpose()
     }
 }

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod redis_server;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -223,7 +225,7 @@ impl TestServer {
         extractor: Arc<dyn Extractor>,
         pipeline: Arc<FakePipeline>,
     ) -> TestServer {
-        let server = Server::start(settings, extractor).await.unwrap();
+        let server = Server::start(settings, Some(extractor)).await.unwrap();
         let base = format!("http://{}", server.local_addr());
         TestServer {
             server: Some(server),

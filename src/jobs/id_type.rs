@@ -2,12 +2,14 @@
 //! says it sent. The pipeline knows nothing of these numbers; it is told the kinds
 //! of document a request accepts ([`IdType::kinds`]).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::domain::DocumentKind;
 
-/// The `ID_type` query parameter: which documents the caller says it sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// The `ID_type` query parameter: which documents the caller says it sent
+/// (serialized as its code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "u8", try_from = "u8")]
 pub enum IdType {
     /// 0: National ID front, driver licence or car licence (Flow A); Flow B reads it
     /// as National ID front or driver licence.
@@ -55,6 +57,20 @@ impl IdType {
     /// Whether a document of `kind` may be answered for this `ID_type`.
     pub fn accepts(self, kind: DocumentKind) -> bool {
         self.kinds().contains(&kind)
+    }
+}
+
+impl From<IdType> for u8 {
+    fn from(id_type: IdType) -> u8 {
+        id_type.code()
+    }
+}
+
+impl TryFrom<u8> for IdType {
+    type Error = String;
+
+    fn try_from(code: u8) -> Result<IdType, String> {
+        IdType::from_code(code).ok_or_else(|| format!("ID_type {code} is not 0, 1, 2 or 3"))
     }
 }
 
