@@ -72,7 +72,8 @@ pub struct EvalLinesArgs {
 }
 
 /// The pipeline's key for a field of `category` whose rule chooses among the
-/// recognizer's hypotheses (one the second look reads again).
+/// recognizer's hypotheses (one the second look reads again): a National ID front's
+/// name or number.
 fn rule_key(category: LineCategory) -> Option<&'static str> {
     match category {
         LineCategory::Name => Some("first_name"),
@@ -158,7 +159,8 @@ fn second_look_of(
         image,
     };
     let mut readings = Readings::from([(key.to_string(), LineReading::from(reading))]);
-    second_look(reader, &[crop], &mut readings, below)?;
+    let nid_front = crate::layout::builtin(crate::domain::DocumentKind::NidFront);
+    second_look(reader, nid_front, &[crop], &mut readings, below)?;
     Ok(readings
         .remove(key)
         .map(|r| r.second_look)

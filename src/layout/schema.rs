@@ -256,6 +256,15 @@ pub struct FieldSpec {
     /// answered as read only when at least one such field was.
     #[serde(default)]
     pub identifies: bool,
+    /// Printed on some cards only (a workplace, a husband): a blank box is a valid
+    /// reading, not a line lost.
+    #[serde(default)]
+    pub optional: bool,
+    /// The field's rule chooses among the recognizer's hypotheses (a check digit, a
+    /// name list, a district list, MRZ check digits), so a doubtful line is read again
+    /// from variants of its crop for the rule to weigh (`pipeline::second_look`).
+    #[serde(default)]
+    pub second_look: bool,
 }
 
 impl Layout {

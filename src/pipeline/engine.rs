@@ -250,7 +250,13 @@ impl Pipeline {
             .collect();
         timer.lap("recognize");
         if let Some(below) = self.config.second_look_below {
-            second_look(&*self.recognizer, &crops, &mut trace.readings, below)?;
+            second_look(
+                &*self.recognizer,
+                layout,
+                &crops,
+                &mut trace.readings,
+                below,
+            )?;
             timer.lap("second_look");
         }
 

@@ -3,12 +3,13 @@
 //! Some fields are chosen among the recognizer's hypotheses by a rule of their own:
 //! a national ID by its structure and check digit, a name by the name list, an
 //! address ending in a governorate by the district list, a passport's second MRZ
-//! line by its check digits. When such a line is read with little confidence, its
-//! crop is read again as three slightly different images (narrower, wider, and
-//! smaller inside a taller margin of paper). The decoder's slips on a dot, a hamza
-//! or a blurred digit depend on exactly where the pixels fall, so each image errs
-//! differently, and their hypotheses join the first reading's
-//! ([`LineReading::second_look`]) for the field's rule to weigh.
+//! line by its check digits; `layouts/*.toml` marks them `second_look = true`. When
+//! such a line is read with little confidence, its crop is read again as three
+//! slightly different images (narrower, wider, and smaller inside a taller margin
+//! of paper). The decoder's slips on a dot, a hamza or a blurred digit depend on
+//! exactly where the pixels fall, so each image errs differently, and their
+//! hypotheses join the first reading's ([`LineReading::second_look`]) for the
+//! field's rule to weigh.
 //!
 //! Only these fields, and only when doubtful: reading every line again about doubles
 //! the recognition time (a 1600x1200 NID photo: 198 -> 315 ms p50), while these are
@@ -21,6 +22,7 @@ use image::{GrayImage, Luma, imageops};
 use super::post::{LineReading, Readings};
 use super::read::LineCrop;
 use super::{ExtractError, LineRecognizer};
+use crate::layout::Layout;
 use crate::recognizer::preprocess::paper_level;
 
 /// Horizontal scales of the first two variants.
@@ -29,27 +31,13 @@ const SCALES: [f32; 2] = [0.9, 1.1];
 /// height.
 const MARGIN: f32 = 0.15;
 
-/// Field keys (`layouts/*.toml`) whose post-processing chooses among hypotheses by
-/// a rule of its own (see the module's documentation).
-const CHOSEN_BY_RULE: &[&str] = &[
-    "national_id",
-    "owner_national_id",
-    "first_name",
-    "last_name",
-    "name",
-    "name_ar",
-    "owner_name",
-    "husband",
-    "address_line2",
-    "address",
-    "mrz_line2",
-];
-
-/// Reads again, as [`variants`], the crops of the fields [`CHOSEN_BY_RULE`] whose
-/// best reading is less confident than `below`, and adds what those readings
-/// propose to the field's candidates, after its own.
+/// Reads again, as [`variants`], the crops of the fields `layout` marks for a second
+/// look ([`FieldSpec::second_look`](crate::layout::FieldSpec::second_look)) whose best
+/// reading is less confident than `below`, and adds what those readings propose to
+/// the field's candidates, after its own.
 pub fn second_look(
     recognizer: &dyn LineRecognizer,
+    layout: &Layout,
     crops: &[LineCrop],
     readings: &mut Readings,
     below: f32,
@@ -57,7 +45,7 @@ pub fn second_look(
     let doubtful: Vec<&LineCrop> = crops
         .iter()
         .filter(|crop| {
-            CHOSEN_BY_RULE.contains(&crop.key.as_str())
+            layout.field(&crop.key).is_some_and(|f| f.second_look)
                 && readings
                     .get(&crop.key)
                     .and_then(LineReading::best)
@@ -135,6 +123,10 @@ mod tests {
 
     use crate::pipeline::post::Candidate;
 
+    fn nid_front() -> &'static Layout {
+        crate::layout::builtin(crate::domain::DocumentKind::NidFront)
+    }
+
     #[test]
     fn variants_are_narrower_wider_and_framed_in_paper() {
         let mut line = GrayImage::from_pixel(100, 20, Luma([220]));
@@ -162,7 +154,7 @@ mod tests {
             calls: Mutex::new(Vec::new()),
             confidence: 0.9,
         };
-        second_look(&reader, &crops, &mut readings, 0.5).unwrap();
+        second_look(&reader, nid_front(), &crops, &mut readings, 0.5).unwrap();
         assert_eq!(
             *reader.calls.lock(),
             [3],
@@ -184,7 +176,7 @@ mod tests {
             calls: Mutex::new(Vec::new()),
             confidence: 0.2,
         };
-        second_look(&reader, &crops, &mut readings, 0.5).unwrap();
+        second_look(&reader, nid_front(), &crops, &mut readings, 0.5).unwrap();
         assert!(reader.calls.lock().is_empty());
         assert_eq!(readings["first_name"], LineReading::single("محمد", 0.9));
     }

@@ -719,6 +719,9 @@ pub const INSURERS: &[&str] = &[
     "ثروة للتأمين",
 ];
 
+/// Fuels as a car licence prints them: petrol, diesel, natural gas.
+pub const FUEL_TYPES: [&str; 3] = ["بنزين", "سولار", "غاز طبيعي"];
+
 /// Usage types (`نوع الترخيص`) with relative frequency and licence validity in years.
 pub const USAGE_TYPES: &[(&str, u32, u32)] = &[
     ("ملاكي", 80, 3),

@@ -5,9 +5,7 @@ use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::traffic_unit::traffic_unit;
 use super::{CheckedFields, Readings};
-use crate::domain::vocab::vehicles::{COLOURS, INSURERS, MODELS, USAGE_TYPES};
-
-pub const FUEL_TYPES: [&str; 3] = ["بنزين", "سولار", "غاز طبيعي"];
+use crate::domain::vocab::vehicles::{COLOURS, FUEL_TYPES, INSURERS, MODELS, USAGE_TYPES};
 
 fn collect(entries: Vec<(&str, Option<super::Checked>)>) -> CheckedFields {
     entries

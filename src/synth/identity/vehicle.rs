@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::domain::Governorate;
 use crate::domain::date::{add_years, print_arabic_ymd};
 use crate::domain::digits::{digit_value, to_arabic_indic};
-use crate::domain::vocab::vehicles::{COLOURS, INSURERS, MODELS, Model, USAGE_TYPES};
+use crate::domain::vocab::vehicles::{COLOURS, FUEL_TYPES, INSURERS, MODELS, Model, USAGE_TYPES};
 
 use super::driver_licence::{egyptian_nationality, traffic_unit};
 use super::person::Person;
@@ -177,12 +177,13 @@ fn model_year(rng: &mut ChaCha8Rng, model: &Model) -> u16 {
 pub fn licence_back(rng: &mut ChaCha8Rng) -> BTreeMap<String, String> {
     let model = pick_weighted(rng, MODELS, |m| m.weight);
     let year = model_year(rng, model);
+    let [petrol, diesel, natural_gas] = FUEL_TYPES;
     let fuel = if model.diesel {
-        "سولار"
+        diesel
     } else if chance(rng, 0.04) {
-        "غاز طبيعي"
+        natural_gas
     } else {
-        "بنزين"
+        petrol
     };
     let mut f = Fields::default();
     f.set("make", model.make);
