@@ -8,7 +8,7 @@ pub struct Governorate {
     pub english: &'static str,
 }
 
-/// Every code the surveyed validators accept (../shared/domain.md §2.1).
+/// Every code the surveyed validators accept (docs/domain.md §2.1).
 pub const GOVERNORATES: [Governorate; 28] = [
     g(1, "القاهرة", "Cairo"),
     g(2, "الإسكندرية", "Alexandria"),

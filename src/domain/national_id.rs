@@ -1,6 +1,6 @@
 //! The 14-digit Egyptian national-ID number: `C YYMMDD GG SSSG K`.
 //!
-//! Structure rules and the check digit follow ../shared/domain.md §2. The check digit
+//! Structure rules and the check digit follow docs/domain.md §2. The check digit
 //! has never been published; we use "variant A" (mod 11 with weights 2,7,6,5,4,3,2,...
 //! and `k = (11 - r) mod 10`), the one two independent sources verified on real cards.
 

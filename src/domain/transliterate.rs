@@ -1,5 +1,5 @@
 //! Arabic names to Latin script, the way Egyptian documents spell them
-//! (shared/domain.md §6): `ج` is G, a final nisba `ي` is y, the article is `El`,
+//! (docs/domain.md §6): `ج` is G, a final nisba `ي` is y, the article is `El`,
 //! `عبد ال…` is `Abdel…`, a final `ة` is a.
 //!
 //! Whole names are looked up first in the name table the generator draws from

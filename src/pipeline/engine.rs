@@ -85,7 +85,7 @@ pub struct PipelineConfig {
 }
 
 /// Default of [`PipelineConfig::second_look_below`], tuned on photo and scan
-/// documents of seeds 4243, 4245 and 4248 (docs/pipeline.md, "Second look").
+/// documents of seeds 4243, 4245 and 4248 (docs/tuning-log.md, "Second look").
 pub const SECOND_LOOK_BELOW: f32 = 0.8;
 
 impl Default for PipelineConfig {

@@ -5,7 +5,7 @@
 //!
 //! Flow A fields filled per kind (every other field stays `""`; `platenumber` is set
 //! only for car licences and `passportType` only for passports and permits, because
-//! clients infer the document kind from them, shared/domain.md §7):
+//! clients infer the document kind from them, docs/domain.md §7):
 //!
 //! | kind | Flow A fields |
 //! |---|---|
@@ -439,7 +439,7 @@ fn car_licence_back(p: &Printed) -> (FlowAFields, FlowBData) {
         vehicle_model: p.get("model"),
         vehicle_year: p.digits("year"),
         vehicle_color: p.get("color"),
-        // Exactly as printed (shared/spec/interface.md §2.3).
+        // Exactly as printed (docs/interface.md §2.3).
         engine_number: p.exact("engine_number"),
         chassis_number: p.exact("chassis_number"),
         fuel_type: p.get("fuel_type"),

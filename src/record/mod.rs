@@ -1,6 +1,6 @@
 //! What a read document turns into: the Flow A `data` object (Arabic, the reference
 //! contract) and the Flow B `data` object (ISO dates, English `_en` fields), as
-//! specified in ../shared/spec/interface.md §2.2 and §2.3.
+//! specified in docs/interface.md §2.2 and §2.3.
 //!
 //! The synthetic generator fills these from its ground truth (the expected output of
 //! a document) and the pipeline fills them from what it reads, so both meet here.

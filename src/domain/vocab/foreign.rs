@@ -1,6 +1,6 @@
 //! Nationalities of the foreigners who hold Egyptian residence permits, with the
 //! naming pattern and Latin spelling convention of each. Our own lists; passport-number
-//! patterns are plausible guesses ([U] in shared/domain.md §4.3).
+//! patterns are plausible guesses ([U] in docs/domain.md §4.3).
 
 use crate::domain::transliterate::Convention;
 

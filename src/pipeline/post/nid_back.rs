@@ -15,7 +15,7 @@ use crate::domain::arabic::{fold, is_arabic_word};
 use crate::domain::date::PrintedDate;
 use crate::record::build::HUSBAND_LABEL;
 
-/// Closed vocabularies of the status line (shared/domain.md §1.5).
+/// Closed vocabularies of the status line (docs/domain.md §1.5).
 pub const GENDERS: [&str; 2] = ["ذكر", "أنثى"];
 pub const RELIGIONS_MALE: [&str; 4] = ["مسلم", "مسيحي", "يهودي", "-"];
 pub const RELIGIONS_FEMALE: [&str; 4] = ["مسلمة", "مسيحية", "يهودية", "-"];

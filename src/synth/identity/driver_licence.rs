@@ -1,4 +1,4 @@
-//! Driving licence (layout designed by us; shared/domain.md §3.1).
+//! Driving licence (layout designed by us; docs/domain.md §3.1).
 
 use std::collections::BTreeMap;
 

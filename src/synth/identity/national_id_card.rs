@@ -1,4 +1,4 @@
-//! National ID card, front and back (shared/domain.md §1).
+//! National ID card, front and back (docs/domain.md §1).
 
 use chrono::NaiveDate;
 use rand::Rng;
@@ -19,7 +19,7 @@ fn issue_date(rng: &mut ChaCha8Rng) -> NaiveDate {
     date_between(rng, ymd(2010, 1, 1), REFERENCE_DATE)
 }
 
-/// Validity of the card (shared/domain.md §1.1).
+/// Validity of the card (docs/domain.md §1.1).
 pub const CARD_VALIDITY_YEARS: u32 = 7;
 
 fn serial(rng: &mut ChaCha8Rng) -> String {

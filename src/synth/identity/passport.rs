@@ -1,4 +1,4 @@
-//! Egyptian passport data page with its TD3 machine-readable zone (shared/domain.md §4).
+//! Egyptian passport data page with its TD3 machine-readable zone (docs/domain.md §4).
 
 use std::collections::BTreeMap;
 
@@ -15,7 +15,7 @@ use super::national_id_card::{job_for, job_title};
 use super::person::Person;
 use super::{Fields, REFERENCE_DATE, date_between, pick, pick_weighted, ymd};
 
-/// Adult passports are valid 7 years (shared/domain.md §4.1).
+/// Adult passports are valid 7 years (docs/domain.md §4.1).
 pub const PASSPORT_VALIDITY_YEARS: u32 = 7;
 
 /// `A12345678`: one letter (mostly A) and 8 digits ([U] format).

@@ -1,4 +1,4 @@
-//! Residence permit card for foreigners (layout unknown; shared/domain.md §4.3): the
+//! Residence permit card for foreigners (layout unknown; docs/domain.md §4.3): the
 //! holder's own naming pattern and Latin spelling convention per nationality.
 
 use std::collections::BTreeMap;

@@ -17,7 +17,7 @@ use super::person::Person;
 use super::style::PrintStyle;
 use super::{Fields, REFERENCE_DATE, chance, date_between, pick, pick_weighted, ymd};
 
-/// The 17 letters in use on post-2008 plates (shared/domain.md §3.3), as printed.
+/// The 17 letters in use on post-2008 plates (docs/domain.md §3.3), as printed.
 pub const PLATE_LETTERS: [&str; 17] = [
     "أ", "ب", "ج", "د", "ر", "س", "ص", "ط", "ع", "ف", "ق", "ل", "م", "ن", "هـ", "و", "ى",
 ];
