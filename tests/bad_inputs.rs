@@ -612,25 +612,14 @@ async fn metrics_tell_the_truth() {
         .upload_b("nope", None, noise(1))
         .await
         .assert_error(401, "UNAUTHORIZED");
-    let fetch = || async {
-        server
-            .client
-            .get(server.url("/metrics"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
-    };
     // The gauges are the process's: tests running beside this one may hold lines in
     // the recognizer's queue for a moment, but it empties.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    let mut metrics = fetch().await;
+    let mut metrics = server.metrics().await;
     while !metrics.contains("\nrecognizer_queue_depth 0\n") && std::time::Instant::now() < deadline
     {
         tokio::time::sleep(Duration::from_millis(50)).await;
-        metrics = fetch().await;
+        metrics = server.metrics().await;
     }
     let value = |line_start: &str| -> f64 {
         metrics

@@ -346,14 +346,7 @@ async fn health_readiness_metrics_and_openapi() {
 
     let id = server.upload(KEY, None, image("")).await.id();
     server.read(KEY, &id, "true").await;
-    let metrics = server
-        .client
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(metrics.status(), 200);
-    let text = metrics.text().await.unwrap();
+    let text = server.metrics().await;
     assert!(text.contains("hawiya_http_requests_total"), "{text}");
     assert!(text.contains("hawiya_extractions_total"), "{text}");
     assert!(!text.contains(&id), "ids stay out of metrics");

@@ -62,18 +62,6 @@ fn metric(text: &str, name: &str) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
-async fn metrics_of(server: &TestServer) -> String {
-    server
-        .client
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn any_front_answers_any_job_in_both_flows() {
     let Some(redis) = RedisServer::start() else {
@@ -144,7 +132,7 @@ async fn any_front_answers_any_job_in_both_flows() {
     assert_eq!(reader.read(KEY, &id, "true").await.status, 200);
 
     // Waiting reads were woken by the finished jobs' notifications.
-    let text = metrics_of(&reader).await;
+    let text = reader.metrics().await;
     assert!(
         metric(&text, "hawiya_result_notifications_total").is_some_and(|n| n >= 1.0),
         "{text}"
@@ -275,7 +263,7 @@ async fn the_shared_queue_is_bounded_and_waits_for_a_worker() {
     let full = server.upload(KEY, None, image("")).await;
     full.assert_error(503, "QUEUE_FULL");
     assert!(full.headers.contains_key("retry-after"));
-    let text = metrics_of(&server).await;
+    let text = server.metrics().await;
     assert_eq!(metric(&text, "hawiya_queue_length"), Some(2.0), "{text}");
     assert_eq!(metric(&text, "hawiya_workers"), Some(0.0), "{text}");
 

@@ -328,6 +328,13 @@ impl TestServer {
         Answer::of(self.client.get(self.url(path)).send().await.unwrap()).await
     }
 
+    /// The Prometheus text of `/metrics`.
+    pub async fn metrics(&self) -> String {
+        let answer = self.client.get(self.url("/metrics")).send().await.unwrap();
+        assert_eq!(answer.status(), 200);
+        answer.text().await.unwrap()
+    }
+
     /// POST `path` without a key or a body.
     pub async fn post(&self, path: &str) -> Answer {
         Answer::of(self.client.post(self.url(path)).send().await.unwrap()).await
