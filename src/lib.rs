@@ -41,6 +41,7 @@ pub mod jobs;
 pub mod keys;
 pub mod layout;
 pub mod pipeline;
+pub mod progress;
 pub mod recognizer;
 pub mod record;
 pub mod redis_client;

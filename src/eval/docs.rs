@@ -24,6 +24,7 @@ use crate::pipeline::read::{LineCrop, cut_lines};
 use crate::pipeline::rectify::rectify;
 use crate::pipeline::warp::{Homography, Point, Quad};
 use crate::pipeline::{CARD_WIDTH, PipelineOptions, regions};
+use crate::progress::Progress;
 use crate::synth::dataset::{TruthLine, TruthRecord};
 use crate::synth::labels::{LabelsWriter, LineLabel, write_png};
 use crate::synth::render::{FontSet, Inventory};
@@ -417,12 +418,14 @@ fn rate(hits: usize, count: usize) -> f64 {
 
 pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     let records = args.records()?;
+    let progress = Progress::new("eval docs", records.len() as u64, "documents");
     let outcomes: Vec<(TruthRecord, Outcome)> = if args.geometry_only {
         let classifier = Classifier::load(&args.pipeline.models.join("classifier.json"))?;
         records
             .into_iter()
             .map(|r| {
                 let o = geometry(&args.dir, &r, &classifier, args.outline_tolerance)?;
+                progress.add(1);
                 Ok((r, o))
             })
             .collect::<anyhow::Result<_>>()?
@@ -432,10 +435,12 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
             .into_iter()
             .map(|r| {
                 let o = full(&args.dir, &r, &pipeline, args.outline_tolerance)?;
+                progress.add(1);
                 Ok((r, o))
             })
             .collect::<anyhow::Result<_>>()?
     };
+    progress.finish();
 
     if args.verbose {
         for (record, o) in &outcomes {

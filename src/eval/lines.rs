@@ -14,6 +14,7 @@ use crate::pipeline::post::{Candidate, LineReading, Readings, text};
 use crate::pipeline::read::{LineBox, LineCrop};
 use crate::pipeline::second_look::second_look;
 use crate::pipeline::{ExtractError, LineRecognizer, SECOND_LOOK_BELOW};
+use crate::progress::Progress;
 use crate::recognizer::decode::CTC_WEIGHT;
 use crate::recognizer::eval::{Report, evaluate};
 use crate::recognizer::{DecodeOptions, DeviceOption, ModelSource, Reading, Recognizer};
@@ -182,6 +183,7 @@ pub fn run(args: EvalLinesArgs) -> anyhow::Result<()> {
             options,
         };
         report = Report::default();
+        let progress = Progress::new("as the pipeline", pairs.len() as u64, "crops");
         for (label, reading) in &mut pairs {
             if args.ctc {
                 reading.best.text = std::mem::take(&mut reading.ctc_text);
@@ -203,7 +205,9 @@ pub fn run(args: EvalLinesArgs) -> anyhow::Result<()> {
                 choose_as_pipeline(label.category, reading, looked, args.name_list_weight);
             }
             report.add(label, reading);
+            progress.add(1);
         }
+        progress.finish();
     }
     let seconds = started.elapsed().as_secs_f64();
     if args.errors {

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::decode::{DecodeOptions, Reading};
 use super::reader::Recognizer;
 use crate::layout::LineCategory;
+use crate::progress::Progress;
 use crate::synth::labels::LineLabel;
 use crate::synth::render::{FontSet, Inventory};
 
@@ -333,6 +334,7 @@ pub fn evaluate(
     let mut order: Vec<usize> = (0..labels.len()).collect();
     order.sort_by_key(|&i| inputs[i].width);
     let mut readings: Vec<Option<Reading>> = vec![None; labels.len()];
+    let progress = Progress::new("reading crops", labels.len() as u64, "crops");
     for chunk in order.chunks(batch_size.max(1)) {
         let batch: Vec<_> = chunk.iter().map(|&i| &inputs[i]).collect();
         for (&i, r) in chunk
@@ -341,7 +343,9 @@ pub fn evaluate(
         {
             readings[i] = Some(r);
         }
+        progress.add(chunk.len() as u64);
     }
+    progress.finish();
     let mut report = Report::default();
     let pairs: Vec<(LineLabel, Reading)> = labels
         .into_iter()

@@ -30,6 +30,7 @@ use super::model::{Kernels, LineModel};
 use super::optim::{AdamW, AdamWParams};
 use super::preprocess::{ImageBatch, LineInput, prepare};
 use super::vocab::{BOS, EOS, PAD, UNK, Vocab};
+use crate::progress::Progress;
 
 /// Anything that yields labelled line crops by index (deterministic per index).
 pub trait LineSource: Send + Sync {
@@ -492,6 +493,7 @@ pub fn train(
     let (mut last_checkpoint, mut last_export) = (Instant::now(), Instant::now());
     let (mut sum_att, mut sum_ctc, mut sum_n) = (0f64, 0f64, 0usize);
     let mut window = Instant::now();
+    let progress = Progress::bar_only("train", opts.steps as u64, "steps").resumed_at(step as u64);
     while step < opts.steps && elapsed() < opts.time_limit {
         let examples = batches.recv().context("data producer stopped")?;
         let batch = TrainBatch::new(&examples, &config, &device)?;
@@ -508,14 +510,15 @@ pub fn train(
         sum_att += parts.attention as f64;
         sum_ctc += parts.ctc as f64;
         sum_n += 1;
+        progress.add(1);
         if step % opts.log_every == 0 {
             let ms = window.elapsed().as_secs_f64() * 1000.0 / sum_n as f64;
-            println!(
+            progress.println(format!(
                 "step {step} loss_att {:.4} loss_ctc {:.4} lr {lr:.2e} grad_norm {norm:.2} {ms:.0} ms/step elapsed {:.0}s",
                 sum_att / sum_n as f64,
                 sum_ctc / sum_n as f64,
                 elapsed().as_secs_f64()
-            );
+            ));
             (sum_att, sum_ctc, sum_n) = (0.0, 0.0, 0);
             window = Instant::now();
         }
@@ -525,10 +528,14 @@ pub fn train(
         }
         if last_export.elapsed() >= opts.export_every {
             export_now(&average)?;
-            println!("exported step {step} to {}", opts.out_dir.display());
+            progress.println(format!(
+                "exported step {step} to {}",
+                opts.out_dir.display()
+            ));
             last_export = Instant::now();
         }
     }
+    progress.finish();
     stop.store(true, Ordering::Relaxed);
     drop(batches);
     checkpoint(&optimizer, average.as_ref(), step)?;

@@ -9,6 +9,7 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use crate::domain::DocumentKind;
+use crate::progress::Progress;
 use crate::synth::LineGenerator;
 use crate::synth::LineSample;
 use crate::synth::capture::CaptureMode;
@@ -107,6 +108,7 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
     let mut labels = LabelsWriter::create(&args.out)?;
     let mut tally = FormTally::default();
     let started = Instant::now();
+    let progress = Progress::new("synth --lines", args.n, "crops");
     let mut done = 0u64;
     let end = args.start + args.n;
     let mut batch_start = args.start;
@@ -134,9 +136,11 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
             })?;
         }
         done += batch_end - batch_start;
+        progress.add(batch_end - batch_start);
         batch_start = batch_end;
     }
     labels.finish()?;
+    progress.finish();
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "wrote {done} crops to {} in {seconds:.2} s: {:.0} crops/s ({} threads)",

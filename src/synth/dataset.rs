@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::DocumentKind;
 use crate::layout;
 use crate::layout::LineCategory;
+use crate::progress::Progress;
 use crate::record::{FlowAFields, FlowBData};
 use crate::synth::capture::{CaptureMode, CaptureParams, Homography};
 use crate::synth::cli::KindChoice;
@@ -240,6 +241,7 @@ impl Dataset {
                 .with_context(|| format!("creating {}", truth_path.display()))?,
         );
         let started = Instant::now();
+        let progress = Progress::new("synth", n, "documents");
         let end = start + n;
         let mut batch_start = start;
         while batch_start < end {
@@ -258,9 +260,11 @@ impl Dataset {
                 serde_json::to_writer(&mut truth, &record?)?;
                 truth.write_all(b"\n")?;
             }
+            progress.add(batch_end - batch_start);
             batch_start = batch_end;
         }
         truth.flush()?;
+        progress.finish();
         let seconds = started.elapsed().as_secs_f64();
         println!(
             "wrote {n} documents to {} in {seconds:.2} s ({:.1} documents/s)",
