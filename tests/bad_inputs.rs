@@ -5,6 +5,7 @@
 //! lines, huge URIs, too many headers, slow heads) are written byte by byte on raw
 //! TCP connections.
 
+mod crafted;
 mod http_support;
 
 use std::io::{Read, Write};
@@ -12,10 +13,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use crafted::{drawing, jpeg_sof_bomb, one_page_pdf, pdf_content_bomb, pdf_image_bomb};
 use http_support::{KEY, PREFIX, TestServer};
 use image::{ImageEncoder, Rgb, RgbImage};
-use lopdf::content::{Content, Operation};
-use lopdf::{Document, Object, Stream, dictionary};
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
@@ -76,102 +76,6 @@ fn fixture(name: &str) -> Vec<u8> {
             .join(name),
     )
     .unwrap()
-}
-
-/// `len` zero bytes, zlib-compressed.
-fn zlib_zeros(len: u64) -> Vec<u8> {
-    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::copy(&mut std::io::repeat(0).take(len), &mut encoder).unwrap();
-    encoder.finish().unwrap()
-}
-
-/// A one-page PDF; `media_box` false leaves the page without one.
-fn pdf(content: Stream, image: Option<Stream>, media_box: bool) -> Vec<u8> {
-    let mut doc = Document::with_version("1.5");
-    let pages_id = doc.new_object_id();
-    let mut xobjects = lopdf::Dictionary::new();
-    if let Some(image) = image {
-        xobjects.set("Im0", doc.add_object(image));
-    }
-    let resources = doc.add_object(dictionary! { "XObject" => xobjects });
-    let content = doc.add_object(content);
-    let mut page = dictionary! {
-        "Type" => "Page", "Parent" => pages_id, "Contents" => content, "Resources" => resources,
-    };
-    if media_box {
-        page.set("MediaBox", vec![0.into(), 0.into(), 600.into(), 400.into()]);
-    }
-    let page = doc.add_object(page);
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(
-            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
-        ),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog);
-    let mut out = Vec::new();
-    doc.save_to(&mut out).unwrap();
-    out
-}
-
-fn drawing(ops: Vec<Operation>) -> Stream {
-    Stream::new(
-        dictionary! {},
-        Content { operations: ops }.encode().unwrap(),
-    )
-}
-
-fn draw_image() -> Vec<Operation> {
-    vec![
-        Operation::new("q", vec![]),
-        Operation::new(
-            "cm",
-            vec![
-                100.into(),
-                0.into(),
-                0.into(),
-                100.into(),
-                0.into(),
-                0.into(),
-            ],
-        ),
-        Operation::new("Do", vec!["Im0".into()]),
-        Operation::new("Q", vec![]),
-    ]
-}
-
-/// A PDF whose 100 × 100 image inflates to 256 MiB.
-fn pdf_image_bomb() -> Vec<u8> {
-    let image = Stream::new(
-        dictionary! {
-            "Type" => "XObject", "Subtype" => "Image", "Width" => 100, "Height" => 100,
-            "ColorSpace" => "DeviceRGB", "BitsPerComponent" => 8, "Filter" => "FlateDecode",
-        },
-        zlib_zeros(256 << 20),
-    )
-    .with_compression(false);
-    pdf(drawing(draw_image()), Some(image), true)
-}
-
-fn pdf_content_bomb() -> Vec<u8> {
-    let content = Stream::new(
-        dictionary! { "Filter" => "FlateDecode" },
-        zlib_zeros(256 << 20),
-    )
-    .with_compression(false);
-    pdf(content, None, true)
-}
-
-/// A JPEG whose frame header claims 60,000 × 60,000 pixels.
-fn jpeg_sof_bomb() -> Vec<u8> {
-    let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new(&mut out)
-        .encode_image(&RgbImage::from_pixel(400, 300, Rgb([128, 128, 128])))
-        .unwrap();
-    let sof = out.windows(2).position(|w| w == [0xFF, 0xC0]).unwrap();
-    out[sof + 5..sof + 9].copy_from_slice(&[0xEA, 0x60, 0xEA, 0x60]);
-    out
 }
 
 /// Uploads the case's file in Flow B and checks the refusal: status, reason, no
@@ -264,7 +168,7 @@ async fn documents_that_cannot_be_read_are_refused_with_the_reason_and_free() {
         ),
         case(
             "PDF page without a MediaBox",
-            pdf(drawing(vec![]), None, false),
+            one_page_pdf(None, drawing(vec![]), None),
             None,
             "NO_TEXT_FOUND",
         ),

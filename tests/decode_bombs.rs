@@ -5,16 +5,18 @@
 //! allocator in this test binary; the cases run one at a time, building their files
 //! included, so that one case's allocations are not counted against another.
 
+mod crafted;
+
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::io::{Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use flate2::Compression;
-use flate2::write::ZlibEncoder;
+use crafted::{
+    BOMB_BYTES, draw_image_at, drawing, jpeg, jpeg_sof_bomb, one_page_pdf, pdf_content_bomb,
+    pdf_image_bomb, with_frame_size, zlib, zlib_zeros,
+};
 use hawiya::pipeline::ExtractError;
 use hawiya::pipeline::decode::{DecodeLimits, decode};
-use lopdf::content::{Content, Operation};
 use lopdf::{Document, Object, Stream, dictionary};
 
 struct Counting;
@@ -70,9 +72,6 @@ fn one_case_at_a_time() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// What a bomb inflates to: far over every bound asserted below.
-const BOMB_BYTES: u64 = 256 << 20;
-
 /// The bound asserted on the heap grown while decoding any of these files: what the
 /// largest legitimate declared image here costs (2000 × 1500 RGB, decoded and
 /// flattened) plus the decoders' working buffers, far under what a bomb inflates to.
@@ -104,19 +103,6 @@ fn assert_bounded(name: &str, bytes: &[u8], expected: Result<(u32, u32), &str>) 
         "{name}: {outcome:?}, peak {:.1} MiB",
         peak as f64 / 1048576.0
     );
-}
-
-/// `len` zero bytes, zlib-compressed (about a thousandth of `len`).
-fn zlib_zeros(len: u64) -> Vec<u8> {
-    let mut encoder = ZlibEncoder::new(Vec::new(), Compression::fast());
-    std::io::copy(&mut std::io::repeat(0).take(len), &mut encoder).unwrap();
-    encoder.finish().unwrap()
-}
-
-fn zlib(data: &[u8]) -> Vec<u8> {
-    let mut encoder = ZlibEncoder::new(Vec::new(), Compression::default());
-    encoder.write_all(data).unwrap();
-    encoder.finish().unwrap()
 }
 
 fn crc32(data: &[u8]) -> u32 {
@@ -168,96 +154,24 @@ fn white_rows(width: u32, height: u32) -> Vec<u8> {
     raw
 }
 
-/// A one-page PDF (`page_w` × `page_h` points) whose content is `ops` and whose
-/// XObject `/Im0` is `image`.
-fn pdf(page_w: f32, page_h: f32, ops: Vec<Operation>, image: Option<Stream>) -> Vec<u8> {
-    pdf_with_content(
-        page_w,
-        page_h,
-        Stream::new(
-            dictionary! {},
-            Content { operations: ops }.encode().unwrap(),
-        ),
-        image,
-    )
-}
-
-fn pdf_with_content(page_w: f32, page_h: f32, content: Stream, image: Option<Stream>) -> Vec<u8> {
-    let mut doc = Document::with_version("1.5");
-    let pages_id = doc.new_object_id();
-    let mut xobjects = lopdf::Dictionary::new();
-    if let Some(image) = image {
-        xobjects.set("Im0", doc.add_object(image));
-    }
-    let resources = doc.add_object(dictionary! { "XObject" => xobjects });
-    let content = doc.add_object(content);
-    let page = doc.add_object(dictionary! {
-        "Type" => "Page",
-        "Parent" => pages_id,
-        "Contents" => content,
-        "Resources" => resources,
-        "MediaBox" => vec![0.into(), 0.into(), page_w.into(), page_h.into()],
-    });
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(
-            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
-        ),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog);
-    let mut out = Vec::new();
-    doc.save_to(&mut out).unwrap();
-    out
-}
-
-fn draw_image_at(w: f32, h: f32) -> Vec<Operation> {
-    vec![
-        Operation::new("q", vec![]),
-        Operation::new(
-            "cm",
-            vec![w.into(), 0.into(), 0.into(), h.into(), 0.into(), 0.into()],
-        ),
-        Operation::new("Do", vec!["Im0".into()]),
-        Operation::new("Q", vec![]),
-    ]
-}
-
-/// A 100 × 100 RGB image XObject whose Flate stream holds `data` (compressed).
-fn flate_image(data: Vec<u8>) -> Stream {
-    Stream::new(
-        dictionary! {
-            "Type" => "XObject", "Subtype" => "Image",
-            "Width" => 100, "Height" => 100,
-            "ColorSpace" => "DeviceRGB", "BitsPerComponent" => 8, "Filter" => "FlateDecode",
-        },
-        data,
-    )
-    .with_compression(false)
-}
-
 #[test]
 fn a_pdf_image_stream_inflating_past_its_declared_pixels_is_refused_without_inflating_it() {
     let _serial = one_case_at_a_time();
-    let bytes = pdf(
-        600.0,
-        400.0,
-        draw_image_at(100.0, 100.0),
-        Some(flate_image(zlib_zeros(BOMB_BYTES))),
+    assert_bounded(
+        "PDF image stream",
+        &pdf_image_bomb(),
+        Err("IMAGE_TOO_LARGE"),
     );
-    assert_bounded("PDF image stream", &bytes, Err("IMAGE_TOO_LARGE"));
 }
 
 #[test]
 fn a_pdf_content_stream_bomb_is_refused() {
     let _serial = one_case_at_a_time();
-    let content = Stream::new(
-        dictionary! { "Filter" => "FlateDecode" },
-        zlib_zeros(BOMB_BYTES),
-    )
-    .with_compression(false);
-    let bytes = pdf_with_content(600.0, 400.0, content, None);
-    assert_bounded("PDF content stream", &bytes, Err("IMAGE_TOO_LARGE"));
+    assert_bounded(
+        "PDF content stream",
+        &pdf_content_bomb(),
+        Err("IMAGE_TOO_LARGE"),
+    );
 }
 
 #[test]
@@ -298,29 +212,10 @@ fn a_png_iccp_bomb_costs_nothing() {
     assert_bounded("PNG iCCP", &bytes, Ok((2000, 1500)));
 }
 
-/// A baseline JPEG of `width` × `height` grey pixels.
-fn jpeg(width: u32, height: u32) -> Vec<u8> {
-    let image = image::RgbImage::from_pixel(width, height, image::Rgb([128, 128, 128]));
-    let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new(&mut out)
-        .encode_image(&image)
-        .unwrap();
-    out
-}
-
-/// `jpeg` with its frame header declaring `width` × `height` instead.
-fn with_frame_size(mut jpeg: Vec<u8>, width: u16, height: u16) -> Vec<u8> {
-    let sof = jpeg.windows(2).position(|w| w == [0xFF, 0xC0]).unwrap();
-    jpeg[sof + 5..sof + 7].copy_from_slice(&height.to_be_bytes());
-    jpeg[sof + 7..sof + 9].copy_from_slice(&width.to_be_bytes());
-    jpeg
-}
-
 #[test]
 fn a_jpeg_frame_header_declaring_a_huge_image_is_refused_before_decoding() {
     let _serial = one_case_at_a_time();
-    let bytes = with_frame_size(jpeg(400, 300), 60_000, 60_000);
-    assert_bounded("JPEG SOF", &bytes, Err("IMAGE_TOO_LARGE"));
+    assert_bounded("JPEG SOF", &jpeg_sof_bomb(), Err("IMAGE_TOO_LARGE"));
 }
 
 #[test]
@@ -347,10 +242,14 @@ fn a_pdf_jpeg_declaring_more_pixels_than_its_image_dictionary_is_refused() {
             "Width" => 400, "Height" => 300,
             "ColorSpace" => "DeviceRGB", "BitsPerComponent" => 8, "Filter" => "DCTDecode",
         },
-        with_frame_size(jpeg(400, 300), 60_000, 60_000),
+        jpeg_sof_bomb(),
     )
     .with_compression(false);
-    let bytes = pdf(600.0, 400.0, draw_image_at(100.0, 100.0), Some(image));
+    let bytes = one_page_pdf(
+        Some((600.0, 400.0)),
+        drawing(draw_image_at(100.0, 100.0)),
+        Some(image),
+    );
     assert_bounded("PDF JPEG SOF", &bytes, Err("IMAGE_TOO_LARGE"));
 }
 
@@ -360,9 +259,8 @@ fn a_pdf_inline_image_that_could_inflate_past_the_stream_bound_is_refused() {
     let mut content = b"q 100 0 0 100 0 0 cm BI /W 100 /H 100 /CS /RGB /BPC 8 /F /Fl ID ".to_vec();
     content.extend_from_slice(&zlib_zeros(BOMB_BYTES));
     content.extend_from_slice(b" EI Q");
-    let bytes = pdf_with_content(
-        600.0,
-        400.0,
+    let bytes = one_page_pdf(
+        Some((600.0, 400.0)),
         Stream::new(dictionary! {}, content).with_compression(false),
         None,
     );
