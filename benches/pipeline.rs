@@ -10,10 +10,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group};
+use hawiya::pipeline::cut::{cut_lines, sharpness};
 use hawiya::pipeline::decode::{DecodeLimits, decode};
 use hawiya::pipeline::locate::{LocateConfig, candidates};
 use hawiya::pipeline::overview::Overview;
-use hawiya::pipeline::read::{cut_lines, sharpness};
 use hawiya::pipeline::rectify::rectify;
 use hawiya::pipeline::{CARD_WIDTH, regions};
 use image::imageops;

@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use hawiya::pipeline::classify::Classifier;
+use hawiya::pipeline::cut::cut_lines;
 use hawiya::pipeline::decode::{DecodeLimits, decode};
 use hawiya::pipeline::locate::{LocateConfig, locate};
 use hawiya::pipeline::post::{LineReading, Readings, post_process};
-use hawiya::pipeline::read::cut_lines;
 use hawiya::pipeline::warp::{Quad, warp_gray};
 use hawiya::pipeline::{CARD_WIDTH, regions};
 use hawiya::synth::dataset::TruthRecord;

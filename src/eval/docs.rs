@@ -15,12 +15,12 @@ use serde::Serialize;
 
 use crate::domain::arabic::fold;
 use crate::pipeline::classify::Classifier;
+use crate::pipeline::cut::{LineCrop, cut_lines};
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::find::find_document;
 use crate::pipeline::locate::LocateConfig;
 use crate::pipeline::post::LOW_CONFIDENCE;
 use crate::pipeline::post::text::levenshtein;
-use crate::pipeline::read::{LineCrop, cut_lines};
 use crate::pipeline::rectify::rectify;
 use crate::pipeline::warp::{Homography, Point, Quad};
 use crate::pipeline::{CARD_WIDTH, PipelineOptions, regions};

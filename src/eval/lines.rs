@@ -9,9 +9,9 @@ use image::GrayImage;
 
 use crate::domain::name_list;
 use crate::layout::LineCategory;
+use crate::pipeline::cut::{LineBox, LineCrop};
 use crate::pipeline::post::nid::{self, Digits, Expect};
 use crate::pipeline::post::{Candidate, LineReading, Readings, text};
-use crate::pipeline::read::{LineBox, LineCrop};
 use crate::pipeline::second_look::second_look;
 use crate::pipeline::{ExtractError, LineRecognizer, SECOND_LOOK_BELOW};
 use crate::progress::Progress;

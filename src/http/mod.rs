@@ -18,7 +18,7 @@ mod multipart;
 mod openapi;
 mod ops;
 mod query;
-mod read;
+mod read_image;
 mod upload;
 
 use std::net::SocketAddr;
@@ -119,7 +119,7 @@ fn router(app: Arc<AppState>) -> Router {
             // The upload enforces its own streaming limit (see multipart.rs).
             post(upload::upload_image).layer(DefaultBodyLimit::disable()),
         )
-        .route(&format!("{prefix}/ReadImage"), get(read::read_image))
+        .route(&format!("{prefix}/ReadImage"), get(read_image::read_image))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics))

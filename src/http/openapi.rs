@@ -28,7 +28,7 @@ use crate::record::{
     ),
     paths(
         super::upload::upload_image,
-        super::read::read_image,
+        super::read_image::read_image,
         super::ops::healthz,
         super::ops::readyz,
         super::ops::metrics,

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 use image::GrayImage;
 
 use super::classify::{Classification, Classifier};
+use super::cut::{self, FieldRegion, LineBox};
 use super::decode::{self, DecodeLimits, Format};
 use super::find::find_document;
 use super::locate::{LocateConfig, LocateMethod};
 use super::overlay::Overlay;
 use super::post::{self, Checked, CheckedFields, LineReading, Readings};
-use super::read::{self, FieldRegion, LineBox};
 use super::rectify::{Rectified, rectify};
 use super::second_look::second_look;
 use super::warp::Quad;
@@ -69,7 +69,7 @@ pub struct PipelineConfig {
     pub limits: DecodeLimits,
     pub locate: LocateConfig,
     /// Below this Laplacian variance, taken at the upload's own resolution (see
-    /// [`read::sharpness`]), a capture is refused as too blurry. Pixel noise raises
+    /// [`cut::sharpness`]), a capture is refused as too blurry. Pixel noise raises
     /// the measure, so a clean photo measures far lower than a noisy one as soft:
     /// the photo fixture blurred by 2 px measures 2.6 and is still read whole, and
     /// tuning photos (seed 4245) enlarged 2.5 times, their noise smoothed away as a
@@ -222,10 +222,10 @@ impl Pipeline {
         }
         let Rectified { card, source_width } = rectify(&image, &quad, CARD_WIDTH, card_height);
         let upsampling = (CARD_WIDTH as f32 / source_width).round().max(1.0) as usize;
-        let sharpness = read::sharpness(&card, upsampling);
+        let sharpness = cut::sharpness(&card, upsampling);
         trace.sharpness = Some(sharpness);
         if sharpness < self.config.min_sharpness {
-            return Err(if read::is_blank(&card) {
+            return Err(if cut::is_blank(&card) {
                 ExtractError::NoTextFound("the document is blank".into())
             } else {
                 ExtractError::TooBlurry
@@ -234,7 +234,7 @@ impl Pipeline {
         timer.lap("rectify");
 
         let regions = regions(class.kind);
-        let crops = read::cut_lines(&card, &regions);
+        let crops = cut::cut_lines(&card, &regions);
         trace.lines = crops.iter().map(|c| (c.key.clone(), c.line)).collect();
         trace.card = Some(card);
         timer.lap("cut_lines");

@@ -4,6 +4,7 @@
 //! them through the recognizer's batcher → post-process and validate per kind.
 
 pub mod classify;
+pub mod cut;
 pub mod decode;
 mod engine;
 mod extraction;
@@ -13,7 +14,6 @@ mod options;
 pub mod overlay;
 pub mod overview;
 pub mod post;
-pub mod read;
 pub mod rectify;
 pub mod second_look;
 mod shrink;

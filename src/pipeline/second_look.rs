@@ -19,8 +19,8 @@
 
 use image::{GrayImage, Luma, imageops};
 
+use super::cut::LineCrop;
 use super::post::{LineReading, Readings};
-use super::read::LineCrop;
 use super::{ExtractError, LineRecognizer};
 use crate::layout::Layout;
 use crate::recognizer::preprocess::paper_level;
@@ -107,7 +107,7 @@ mod tests {
     fn crop(key: &str, width: u32) -> LineCrop {
         LineCrop {
             key: key.into(),
-            line: crate::pipeline::read::LineBox {
+            line: crate::pipeline::cut::LineBox {
                 x0: 0,
                 y0: 0,
                 x1: width,
