@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crafted::{
     BOMB_BYTES, draw_image_at, drawing, jpeg, jpeg_sof_bomb, one_page_pdf, pdf_content_bomb,
-    pdf_image_bomb, with_frame_size, zlib, zlib_zeros,
+    pdf_image_bomb, saved_with_page, with_frame_size, zlib, zlib_zeros,
 };
 use hawiya::pipeline::ExtractError;
 use hawiya::pipeline::decode::{DecodeLimits, decode};
@@ -288,16 +288,7 @@ fn a_pdf_whose_streams_together_decode_past_the_page_bound_is_refused() {
         "Type" => "Page", "Parent" => pages_id, "Contents" => contents,
         "MediaBox" => vec![0.into(), 0.into(), 600.into(), 400.into()],
     });
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(
-            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
-        ),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog);
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
+    let bytes = saved_with_page(doc, pages_id, page);
     let (outcome, _) = decode_measured(&bytes);
     assert_eq!(outcome.map_err(|e| e.reason()), Err("IMAGE_TOO_LARGE"));
 }

@@ -10,7 +10,7 @@ use flate2::Compression;
 use flate2::write::ZlibEncoder;
 use image::{Rgb, RgbImage};
 use lopdf::content::{Content, Operation};
-use lopdf::{Document, Object, Stream, dictionary};
+use lopdf::{Document, Object, ObjectId, Stream, dictionary};
 
 /// What a bomb inflates to: far over every limit of the decoder.
 pub const BOMB_BYTES: u64 = 256 << 20;
@@ -53,6 +53,11 @@ pub fn one_page_pdf(
         );
     }
     let page = doc.add_object(page);
+    saved_with_page(doc, pages_id, page)
+}
+
+/// `doc` saved with `page` as its only page, under the page tree `pages_id`.
+pub fn saved_with_page(mut doc: Document, pages_id: ObjectId, page: ObjectId) -> Vec<u8> {
     doc.objects.insert(
         pages_id,
         Object::Dictionary(
