@@ -13,9 +13,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use crafted::{drawing, jpeg_sof_bomb, one_page_pdf, pdf_content_bomb, pdf_image_bomb};
+use crafted::{drawing, jpeg_sof_bomb, one_page_pdf, pdf_content_bomb, pdf_image_bomb, png};
 use http_support::{KEY, PREFIX, TestServer};
-use image::{ImageEncoder, Rgb, RgbImage};
+use image::{Rgb, RgbImage};
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
@@ -38,19 +38,6 @@ fn pipeline() -> Arc<dyn Extractor> {
 
 async fn server(configure: impl FnOnce(&mut hawiya::http::Settings)) -> TestServer {
     TestServer::start_with(configure, pipeline()).await
-}
-
-fn png(image: &RgbImage) -> Vec<u8> {
-    let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(
-            image.as_raw(),
-            image.width(),
-            image.height(),
-            image::ExtendedColorType::Rgb8,
-        )
-        .unwrap();
-    out
 }
 
 fn noise(seed: u64) -> Vec<u8> {

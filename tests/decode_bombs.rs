@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crafted::{
     BOMB_BYTES, draw_image_at, drawing, jpeg, jpeg_sof_bomb, one_page_pdf, pdf_content_bomb,
-    pdf_image_bomb, saved_with_page, with_frame_size, zlib, zlib_zeros,
+    pdf_image_bomb, raw_png, saved_with_page, with_frame_size, zlib, zlib_zeros,
 };
 use hawiya::pipeline::ExtractError;
 use hawiya::pipeline::decode::{DecodeLimits, decode};
@@ -105,45 +105,6 @@ fn assert_bounded(name: &str, bytes: &[u8], expected: Result<(u32, u32), &str>) 
     );
 }
 
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &byte in data {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
-fn png_chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-    let mut body = kind.to_vec();
-    body.extend_from_slice(data);
-    out.extend_from_slice(&body);
-    out.extend_from_slice(&crc32(&body).to_be_bytes());
-}
-
-/// An 8-bit RGB PNG of `width` × `height` whose IDAT holds `idat` (already
-/// compressed), with `extra` chunks before it.
-fn png(width: u32, height: u32, extra: &[(&[u8; 4], Vec<u8>)], idat: &[u8]) -> Vec<u8> {
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut ihdr = width.to_be_bytes().to_vec();
-    ihdr.extend_from_slice(&height.to_be_bytes());
-    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
-    png_chunk(&mut out, b"IHDR", &ihdr);
-    for (kind, data) in extra {
-        png_chunk(&mut out, kind, data);
-    }
-    png_chunk(&mut out, b"IDAT", idat);
-    png_chunk(&mut out, b"IEND", &[]);
-    out
-}
-
 /// The scanlines of a white `width` × `height` RGB image (filter byte 0 per row).
 fn white_rows(width: u32, height: u32) -> Vec<u8> {
     let row = 1 + 3 * width as usize;
@@ -179,7 +140,7 @@ fn a_png_whose_idat_inflates_past_its_pixels_costs_no_more_than_its_pixels() {
     let _serial = one_case_at_a_time();
     let mut raw = white_rows(2000, 1500);
     raw.resize(BOMB_BYTES as usize / 4, 0);
-    let bytes = png(2000, 1500, &[], &zlib(&raw));
+    let bytes = raw_png(2000, 1500, &[], &zlib(&raw));
     drop(raw);
     assert_bounded("PNG IDAT", &bytes, Ok((2000, 1500)));
 }
@@ -189,7 +150,7 @@ fn a_png_ztxt_bomb_costs_nothing() {
     let _serial = one_case_at_a_time();
     let mut ztxt = b"Comment\0\0".to_vec();
     ztxt.extend_from_slice(&zlib_zeros(BOMB_BYTES));
-    let bytes = png(
+    let bytes = raw_png(
         2000,
         1500,
         &[(b"zTXt", ztxt)],
@@ -203,7 +164,7 @@ fn a_png_iccp_bomb_costs_nothing() {
     let _serial = one_case_at_a_time();
     let mut iccp = b"profile\0\0".to_vec();
     iccp.extend_from_slice(&zlib_zeros(BOMB_BYTES));
-    let bytes = png(
+    let bytes = raw_png(
         2000,
         1500,
         &[(b"iCCP", iccp)],

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 
 use flate2::Compression;
 use flate2::write::ZlibEncoder;
-use image::{Rgb, RgbImage};
+use image::{ImageEncoder, Rgb, RgbImage};
 use lopdf::content::{Content, Operation};
 use lopdf::{Document, Object, ObjectId, Stream, dictionary};
 
@@ -145,4 +145,57 @@ pub fn with_frame_size(mut jpeg: Vec<u8>, width: u16, height: u16) -> Vec<u8> {
 /// A 400 × 300 JPEG whose frame header claims 60,000 × 60,000 pixels.
 pub fn jpeg_sof_bomb() -> Vec<u8> {
     with_frame_size(jpeg(400, 300), 60_000, 60_000)
+}
+
+/// `image` encoded as a PNG.
+pub fn png(image: &RgbImage) -> Vec<u8> {
+    let mut out = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut out)
+        .write_image(
+            image.as_raw(),
+            image.width(),
+            image.height(),
+            image::ExtendedColorType::Rgb8,
+        )
+        .unwrap();
+    out
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &byte in data {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+fn png_chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    let mut body = kind.to_vec();
+    body.extend_from_slice(data);
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&crc32(&body).to_be_bytes());
+}
+
+/// An 8-bit RGB PNG of `width` × `height` whose IDAT holds `idat` (already
+/// compressed), with `extra` chunks before it.
+pub fn raw_png(width: u32, height: u32, extra: &[(&[u8; 4], Vec<u8>)], idat: &[u8]) -> Vec<u8> {
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = width.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    png_chunk(&mut out, b"IHDR", &ihdr);
+    for (kind, data) in extra {
+        png_chunk(&mut out, kind, data);
+    }
+    png_chunk(&mut out, b"IDAT", idat);
+    png_chunk(&mut out, b"IEND", &[]);
+    out
 }
