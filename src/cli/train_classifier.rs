@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use crate::pipeline::classify::{self, Classifier, TrainConfig};
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::locate::{self, LocateConfig};
+use crate::pipeline::overview::Overview;
 use crate::pipeline::warp::{Point, Quad};
 use crate::synth::dataset::TruthRecord;
 
@@ -25,18 +26,23 @@ pub struct TrainClassifierArgs {
     pub epochs: usize,
 }
 
-/// Feature vectors of one document: the true outline both ways up, jittered copies,
-/// and the locator's own outline (so training sees its errors).
+/// Feature vectors of one document, on the upload's [`Overview`] as the pipeline
+/// classifies it: the true outline both ways up, jittered copies, and the
+/// locator's own outline (so training sees its errors).
 fn document_samples(
     dir: &Path,
     record: &TruthRecord,
     seed: u64,
 ) -> anyhow::Result<Vec<(Vec<f32>, usize)>> {
     let bytes = std::fs::read(dir.join(&record.file))?;
-    let image = decode::decode(&bytes, &DecodeLimits::default())
+    let upload = decode::decode(&bytes, &DecodeLimits::default())
         .map_err(|e| anyhow::anyhow!("{}: {e}", record.file))?
         .image;
-    let truth = Quad::from_xy(record.corners_in(image.width(), image.height()));
+    let overview = Overview::of(&upload);
+    let image = overview.image();
+    let truth = overview.from_upload(Quad::from_xy(
+        record.corners_in(upload.width(), upload.height()),
+    ));
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let width = truth.corners[0].distance(truth.corners[1]);
     let mut quads = vec![truth];
@@ -51,7 +57,7 @@ fn document_samples(
             }),
         });
     }
-    if let Some(found) = locate::locate(&image, &LocateConfig::default()) {
+    if let Some(found) = locate::locate(image, &LocateConfig::default()) {
         // Labelled by which way round it matches the truth.
         let (up, down) = (
             found.quad.corner_error(&truth),
@@ -69,11 +75,11 @@ fn document_samples(
     let mut samples = Vec::new();
     for quad in quads {
         samples.push((
-            classify::features(&image, &quad),
+            classify::features(image, &quad),
             classify::class_index(record.kind, false),
         ));
         samples.push((
-            classify::features(&image, &quad.turned(2)),
+            classify::features(image, &quad.turned(2)),
             classify::class_index(record.kind, true),
         ));
     }

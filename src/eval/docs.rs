@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::domain::DocumentKind;
 use crate::domain::arabic::fold;
 use crate::pipeline::classify::Classifier;
 use crate::pipeline::cut::{LineCrop, cut_lines};
@@ -27,7 +28,7 @@ use crate::pipeline::{CARD_WIDTH, PipelineOptions, regions};
 use crate::progress::Progress;
 use crate::synth::dataset::{TruthLine, TruthRecord};
 use crate::synth::labels::{LabelsWriter, LineLabel, write_png};
-use crate::synth::render::{FontSet, Inventory};
+use crate::synth::render::{FaceSet, FontSet, Inventory};
 
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {
@@ -49,6 +50,17 @@ pub struct DocsArgs {
     /// (fonts/families.toml): held-out, training or all.
     #[arg(long, value_enum, default_value_t = FontSet::All)]
     pub fonts: FontSet,
+    /// Only the documents printed on these card-face families: held-out, training
+    /// or all.
+    #[arg(long, value_enum, default_value_t = FaceSet::All)]
+    pub faces: FaceSet,
+    /// The kinds each document is asked for, as an `ID_type` asks: `none` (any
+    /// kind), `own` (its own, and for a car licence both its sides: a valid
+    /// document, never to be refused) or `other`
+    /// (every kind but its own, and for a car licence but its other side, which
+    /// every request for a car licence accepts: to be refused as `WRONG_ID_TYPE`).
+    #[arg(long, value_enum, default_value_t = Request::None)]
+    pub request: Request,
     /// List every document that was misclassified, not located or failed, and
     /// (with the recognizer) every field read wrong, (with `--line-finding`) every
     /// line missed.
@@ -78,20 +90,60 @@ impl DocsArgs {
                 .fonts
                 .admits(record.font.as_deref())
                 .map_err(|e| anyhow::anyhow!("{}: {}: {e}", self.dir.display(), record.file))?
+                && record
+                    .in_faces(self.faces)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", self.dir.display()))?
             {
                 records.push(record);
             }
         }
         anyhow::ensure!(
             !records.is_empty(),
-            "{} holds no document printed in the {} fonts",
+            "{} holds no document printed in the {} fonts on the {} faces",
             self.dir.display(),
-            self.fonts
+            self.fonts,
+            self.faces
         );
         if let Some(limit) = self.limit {
             records.truncate(limit);
         }
         Ok(records)
+    }
+}
+
+/// The kinds a document is asked for ([`DocsArgs::request`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    None,
+    Own,
+    Other,
+}
+
+impl Request {
+    /// The kinds a document of `kind` is asked for; `None` for any.
+    fn accepted(self, kind: DocumentKind) -> Option<Vec<DocumentKind>> {
+        let car_licence = |k: DocumentKind| {
+            matches!(
+                k,
+                DocumentKind::CarLicenceFront | DocumentKind::CarLicenceBack
+            )
+        };
+        match self {
+            Request::None => None,
+            // No `ID_type` asks for one side of a car licence alone.
+            Request::Own if car_licence(kind) => Some(vec![
+                DocumentKind::CarLicenceFront,
+                DocumentKind::CarLicenceBack,
+            ]),
+            Request::Own => Some(vec![kind]),
+            Request::Other => Some(
+                DocumentKind::ALL
+                    .into_iter()
+                    .filter(|&k| k != kind && !(car_licence(k) && car_licence(kind)))
+                    .collect(),
+            ),
+        }
     }
 }
 
@@ -164,6 +216,8 @@ struct BandTally {
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct GroupReport {
     pub count: usize,
+    /// Documents answered with an error (any reason; `errors` counts each).
+    pub refused: f64,
     pub classification_accuracy: f64,
     /// Documents whose outline was found with every corner within 2 % of the
     /// card width of the truth (either way round).
@@ -214,6 +268,11 @@ pub struct Percentiles {
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub documents: usize,
+    /// The kinds each document was asked for.
+    pub request: Request,
+    /// Documents answered with an error, and those refused as `WRONG_ID_TYPE`.
+    pub refused: f64,
+    pub wrong_id_type: f64,
     pub classification_accuracy: f64,
     pub orientation_accuracy: f64,
     pub located: f64,
@@ -226,6 +285,8 @@ pub struct Report {
 /// What one document gave.
 struct Outcome {
     group: String,
+    /// The kind it was read as.
+    kind: Option<DocumentKind>,
     kind_correct: bool,
     orientation_correct: bool,
     located: bool,
@@ -274,6 +335,7 @@ fn geometry(
     dir: &std::path::Path,
     record: &TruthRecord,
     classifier: &Classifier,
+    request: Request,
     tolerance: f32,
 ) -> anyhow::Result<Outcome> {
     let bytes = std::fs::read(dir.join(&record.file))?;
@@ -287,6 +349,7 @@ fn geometry(
     let group = format!("{}/{}", record.kind, record.capture.mode());
     let mut outcome = Outcome {
         group,
+        kind: None,
         kind_correct: false,
         orientation_correct: false,
         located: false,
@@ -307,7 +370,14 @@ fn geometry(
     };
     lap("decode", &mut timings);
     let truth = Quad::from_xy(record.corners_in(image.width(), image.height()));
-    let Some(found) = find_document(&image, &LocateConfig::default(), classifier, |_| ()) else {
+    let accepted = request.accepted(record.kind);
+    let Some(found) = find_document(
+        &image,
+        &LocateConfig::default(),
+        classifier,
+        accepted.as_deref(),
+        |_| (),
+    ) else {
         outcome.error = Some("NO_DOCUMENT_FOUND".into());
         outcome.timings = timings;
         return Ok(outcome);
@@ -320,7 +390,15 @@ fn geometry(
     outcome.outline_error = Some(matched.error);
     outcome.located = located;
     outcome.orientation_correct = upright;
+    outcome.kind = Some(class.kind);
     outcome.kind_correct = class.kind == record.kind;
+    if accepted.is_some_and(|accepted| !accepted.contains(&class.kind)) {
+        outcome.error = Some(
+            crate::pipeline::ExtractError::WrongKind { found: class.kind }
+                .reason()
+                .to_owned(),
+        );
+    }
     outcome.timings = timings;
     Ok(outcome)
 }
@@ -329,10 +407,12 @@ fn full(
     dir: &std::path::Path,
     record: &TruthRecord,
     pipeline: &crate::pipeline::Pipeline,
+    request: Request,
     tolerance: f32,
 ) -> anyhow::Result<Outcome> {
     let bytes = std::fs::read(dir.join(&record.file))?;
-    let (result, trace) = pipeline.run(&bytes, None);
+    let accepted = request.accepted(record.kind);
+    let (result, trace) = pipeline.run(&bytes, accepted.as_deref());
     let group = format!("{}/{}", record.kind, record.capture.mode());
     let kind_correct = trace.classification.is_some_and(|c| c.kind == record.kind);
     // The truth outline is in raster pixels; the trace's quad in the decoded image's.
@@ -351,6 +431,7 @@ fn full(
     };
     Ok(Outcome {
         group,
+        kind: trace.classification.map(|c| c.kind),
         kind_correct,
         orientation_correct: upright,
         located,
@@ -424,7 +505,13 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         records
             .into_iter()
             .map(|r| {
-                let o = geometry(&args.dir, &r, &classifier, args.outline_tolerance)?;
+                let o = geometry(
+                    &args.dir,
+                    &r,
+                    &classifier,
+                    args.request,
+                    args.outline_tolerance,
+                )?;
                 progress.add(1);
                 Ok((r, o))
             })
@@ -434,7 +521,13 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         records
             .into_iter()
             .map(|r| {
-                let o = full(&args.dir, &r, &pipeline, args.outline_tolerance)?;
+                let o = full(
+                    &args.dir,
+                    &r,
+                    &pipeline,
+                    args.request,
+                    args.outline_tolerance,
+                )?;
                 progress.add(1);
                 Ok((r, o))
             })
@@ -451,10 +544,11 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                 let corners =
                     |q: &Quad| q.corners.map(|p| (p.x.round() as i32, p.y.round() as i32));
                 eprintln!(
-                    "{} {}: class ok {}, located {}, upright {}, error {:?}, found {:?}, truth {:?}",
+                    "{} {}: class ok {} ({}), located {}, upright {}, error {:?}, found {:?}, truth {:?}",
                     record.file,
                     o.group,
                     o.kind_correct,
+                    o.kind.map_or("-".to_owned(), |k| k.to_string()),
                     o.located,
                     o.orientation_correct,
                     o.error,
@@ -477,6 +571,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         group.count += 1;
         if let Some(err) = &outcome.error {
             *group.errors.entry(err.clone()).or_default() += 1;
+            group.refused += 1.0;
         }
         let t = tallies.entry(outcome.group.clone()).or_default();
         t.0 += usize::from(outcome.kind_correct);
@@ -558,6 +653,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     }
     for (name, group) in groups.iter_mut() {
         let t = tallies[name];
+        group.refused /= group.count.max(1) as f64;
         group.classification_accuracy = rate(t.0, group.count);
         group.located = rate(t.1, group.count);
         group.all_fields_exact = rate(t.2, group.count);
@@ -610,8 +706,19 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         }
     }
     let n = outcomes.len();
+    let refused_as = |reason: Option<&str>| {
+        let hits = outcomes.iter().filter(|(_, o)| match (&o.error, reason) {
+            (Some(_), None) => true,
+            (Some(error), Some(reason)) => error == reason,
+            (None, _) => false,
+        });
+        rate(hits.count(), n)
+    };
     Ok(Report {
         documents: n,
+        request: args.request,
+        refused: refused_as(None),
+        wrong_id_type: refused_as(Some("WRONG_ID_TYPE")),
         classification_accuracy: rate(outcomes.iter().filter(|(_, o)| o.kind_correct).count(), n),
         orientation_accuracy: rate(
             outcomes
@@ -856,10 +963,21 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
         100.0 * report.located,
         100.0 * report.orientation_accuracy
     );
+    println!(
+        "asked for {}: refused {:.2} %, of which WRONG_ID_TYPE {:.2} %",
+        match report.request {
+            Request::None => "any kind",
+            Request::Own => "their own kind",
+            Request::Other => "another kind",
+        },
+        100.0 * report.refused,
+        100.0 * report.wrong_id_type
+    );
     for (name, group) in &report.groups {
         println!(
-            "\n{name} ({} docs): class {:.1} %, located {:.1} %, all fields exact {:.1} %, Flow A exact {:.1} %{}",
+            "\n{name} ({} docs): refused {:.1} %, class {:.1} %, located {:.1} %, all fields exact {:.1} %, Flow A exact {:.1} %{}",
             group.count,
+            100.0 * group.refused,
             100.0 * group.classification_accuracy,
             100.0 * group.located,
             100.0 * group.all_fields_exact,
@@ -949,6 +1067,8 @@ mod tests {
             geometry_only: false,
             limit: None,
             fonts: FontSet::All,
+            faces: FaceSet::All,
+            request: Request::None,
             verbose: false,
             outline_tolerance: 0.02,
             line_finding: false,

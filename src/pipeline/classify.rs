@@ -1,12 +1,15 @@
 //! Stage 3: which kind and side of document the located outline holds, and whether
 //! it lies upside down.
 //!
-//! A multinomial logistic regression over a small picture of the card: its grey
-//! levels (normalised per image, so lighting does not matter), its chroma (card
-//! colours tell kinds apart) and its edge density (where text and graphics sit).
-//! Each kind has two classes, upright and turned by half a turn, so one pass
-//! decides kind, side and orientation. Trained by `hawiya train classifier` on
-//! generator output; the weights ship in `models/classifier.json`.
+//! A multinomial logistic regression over what identifies a kind in print and
+//! geometry, not its colours (a real card's hues, background print and wear are
+//! not ours): a small grey picture of the card (standardised, so lighting and a
+//! faded or dark print do not matter), where its edges are dense (text, portrait,
+//! barcode), and the card's rows and columns of ink: the arrangement of its text
+//! lines, the MRZ band, the barcode band. Each kind has two classes, upright and
+//! turned by half a turn, so one pass decides kind, side and orientation. Trained
+//! by `hawiya train-classifier` on generator output printed on varied faces; the
+//! weights ship in `models/classifier.json`.
 
 use std::path::Path;
 
@@ -20,12 +23,17 @@ use crate::domain::DocumentKind;
 const GRID_W: u32 = 32;
 const GRID_H: u32 = 20;
 const SUPER: u32 = 3;
-/// Chroma and edge features use a coarser grid.
+/// Edge density uses a coarser grid.
 const COARSE_W: u32 = 16;
 const COARSE_H: u32 = 10;
+/// Rows and columns of the edge profiles (one row a third of a grid cell high,
+/// so a line of text and the gap under it are told apart).
+const PROFILE_ROWS: u32 = GRID_H * SUPER;
+const PROFILE_COLUMNS: u32 = GRID_W;
 
 /// Length of a feature vector.
-pub const FEATURES: usize = (GRID_W * GRID_H + 3 * COARSE_W * COARSE_H) as usize;
+pub const FEATURES: usize =
+    (GRID_W * GRID_H + COARSE_W * COARSE_H + PROFILE_ROWS + PROFILE_COLUMNS) as usize;
 
 /// The card under `quad` as a feature vector (the quad's first side read as its top).
 pub fn features(image: &RgbImage, quad: &Quad) -> Vec<f32> {
@@ -56,23 +64,6 @@ pub fn features_of_card(card: &RgbImage) -> Vec<f32> {
     let cells = cell_means(&grey, fw, fh, GRID_W as usize, GRID_H as usize);
     out.extend(standardise(&cells));
 
-    // Chroma: colour direction independent of brightness.
-    let chroma = |f: fn(f32, f32, f32) -> f32| -> Vec<f32> {
-        let values: Vec<f32> = fine
-            .pixels()
-            .map(|Rgb([r, g, b])| {
-                let (r, g, b) = (f32::from(*r), f32::from(*g), f32::from(*b));
-                f(r, g, b) / (r + g + b + 30.0)
-            })
-            .collect();
-        cell_means(&values, fw, fh, COARSE_W as usize, COARSE_H as usize)
-            .iter()
-            .map(|v| v * 8.0)
-            .collect()
-    };
-    out.extend(chroma(|r, g, _| r - g));
-    out.extend(chroma(|_, g, b| b - g));
-
     // Edge density, relative to the card's mean.
     let mut edges = vec![0f32; fw * fh];
     for y in 1..fh - 1 {
@@ -85,6 +76,13 @@ pub fn features_of_card(card: &RgbImage) -> Vec<f32> {
     let cells = cell_means(&edges, fw, fh, COARSE_W as usize, COARSE_H as usize);
     let mean = cells.iter().sum::<f32>() / cells.len() as f32 + 1e-3;
     out.extend(cells.iter().map(|c| c / mean - 1.0));
+
+    // Profiles: the edge density of each row across the card (where lines of
+    // text, the MRZ and the barcode run) and of each column down it.
+    let rows = cell_means(&edges, fw, fh, 1, PROFILE_ROWS as usize);
+    out.extend(rows.iter().map(|c| c / mean - 1.0));
+    let columns = cell_means(&edges, fw, fh, PROFILE_COLUMNS as usize, 1);
+    out.extend(columns.iter().map(|c| c / mean - 1.0));
     out
 }
 
@@ -233,32 +231,92 @@ impl Classifier {
         self.decide(&features(image, quad))
     }
 
-    /// Of several candidate outlines, the one the model is surest holds a document,
-    /// with its decision; `None` when there are no candidates.
-    pub fn pick(&self, image: &RgbImage, quads: &[Quad]) -> Option<(usize, Classification)> {
-        quads
+    /// Of the locator's candidate outlines (most likely first), the one to read,
+    /// with its decision ([`decide_given`](Self::decide_given)); `None` when there
+    /// are no candidates.
+    ///
+    /// The locator's first, unless the request's `accepted` kinds are likelier
+    /// than [`ACCEPTED_PICK`] on another while not on it (then the one they are
+    /// likeliest on): of a National ID's two sides on one page, the side asked for.
+    pub fn pick(
+        &self,
+        image: &RgbImage,
+        quads: &[Quad],
+        accepted: Option<&[DocumentKind]>,
+    ) -> Option<(usize, Classification)> {
+        let probabilities: Vec<Vec<f32>> = quads
             .iter()
-            .map(|quad| self.classify(image, quad))
-            .enumerate()
-            .max_by(|a, b| a.1.confidence.total_cmp(&b.1.confidence))
+            .map(|quad| self.probabilities(&features(image, quad)))
+            .collect();
+        let asked =
+            |p: &[f32]| accepted.map_or(0.0, |accepted| self.best(p, |k| accepted.contains(&k)).1);
+        let first = probabilities.first()?;
+        let chosen = if asked(first) >= ACCEPTED_PICK {
+            0
+        } else {
+            probabilities
+                .iter()
+                .map(|p| asked(p))
+                .enumerate()
+                .filter(|&(_, p)| p >= ACCEPTED_PICK)
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map_or(0, |(i, _)| i)
+        };
+        Some((chosen, self.given(&probabilities[chosen], accepted)))
     }
 
     pub fn decide(&self, features: &[f32]) -> Classification {
-        let p = self.probabilities(features);
-        let (best, confidence) = p
-            .iter()
-            .copied()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .unwrap_or((0, 0.0));
-        let class = self.classes[best];
+        self.decide_given(features, None)
+    }
+
+    /// The decision with the request's `accepted` kinds as the prior: the likeliest
+    /// class when its kind is accepted, or when the model is at least
+    /// [`CLEARLY_SEEN`] sure of it (the request is then refused as another kind);
+    /// otherwise the likeliest accepted class, read with its own, lower,
+    /// probability as the confidence. A valid card on a face the model never saw is
+    /// read rather than refused.
+    pub fn decide_given(
+        &self,
+        features: &[f32],
+        accepted: Option<&[DocumentKind]>,
+    ) -> Classification {
+        self.given(&self.probabilities(features), accepted)
+    }
+
+    fn given(&self, p: &[f32], accepted: Option<&[DocumentKind]>) -> Classification {
+        let (mut class, mut confidence) = self.best(p, |_| true);
+        if let Some(accepted) = accepted
+            && !accepted.contains(&class.kind)
+            && confidence < CLEARLY_SEEN
+        {
+            (class, confidence) = self.best(p, |k| accepted.contains(&k));
+        }
         Classification {
             kind: class.kind,
             upside_down: class.upside_down,
             confidence,
         }
     }
+
+    /// The likeliest class of a kind `admitted`, with its probability.
+    fn best(&self, p: &[f32], admitted: impl Fn(DocumentKind) -> bool) -> (Class, f32) {
+        self.classes
+            .iter()
+            .zip(p)
+            .filter(|(c, _)| admitted(c.kind))
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or((self.classes[0], 0.0), |(c, &p)| (*c, p))
+    }
 }
+
+/// How sure the classifier must be of a kind the request does not accept to take
+/// the document for it (and refuse it as `WRONG_ID_TYPE`) rather than read it as
+/// the kind asked for.
+pub const CLEARLY_SEEN: f32 = 0.9;
+
+/// How likely a kind asked for must be on an outline for it to be read before
+/// the locator's first.
+pub const ACCEPTED_PICK: f32 = 0.25;
 
 fn softmax(logits: &[f32]) -> Vec<f32> {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -450,6 +508,53 @@ mod tests {
                 "{down:?}"
             );
         }
+    }
+
+    /// A model that ignores the card and favours NID back `back` to NID front `front`
+    /// (logits), every other class at 0.
+    fn leaning(back: f32, front: f32) -> Classifier {
+        let classes = classes();
+        let bias = classes
+            .iter()
+            .map(|c| match (c.kind, c.upside_down) {
+                (DocumentKind::NidBack, false) => back,
+                (DocumentKind::NidFront, false) => front,
+                _ => 0.0,
+            })
+            .collect();
+        Classifier {
+            weights: vec![0.0; classes.len() * FEATURES],
+            mean: vec![0.0; FEATURES],
+            scale: vec![1.0; FEATURES],
+            classes,
+            bias,
+        }
+    }
+
+    #[test]
+    fn a_kind_not_asked_for_is_taken_only_when_clearly_seen() {
+        let x = vec![0.0; FEATURES];
+        let front = [DocumentKind::NidFront];
+        // Unsure it is a back: read as the front asked for, with the front's lower
+        // probability as the confidence.
+        let unsure = leaning(2.0, 1.0);
+        assert_eq!(unsure.decide(&x).kind, DocumentKind::NidBack);
+        let read = unsure.decide_given(&x, Some(&front));
+        assert_eq!(
+            (read.kind, read.upside_down),
+            (DocumentKind::NidFront, false)
+        );
+        assert!(read.confidence < unsure.decide(&x).confidence);
+        // Sure of it: a back, which the request does not accept.
+        let sure = leaning(6.0, 1.0);
+        assert!(sure.decide(&x).confidence >= CLEARLY_SEEN);
+        assert_eq!(
+            sure.decide_given(&x, Some(&front)).kind,
+            DocumentKind::NidBack
+        );
+        // A kind asked for is read as it is.
+        let back = [DocumentKind::NidBack, DocumentKind::Passport];
+        assert_eq!(unsure.decide_given(&x, Some(&back)), unsure.decide(&x));
     }
 
     #[test]

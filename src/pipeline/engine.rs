@@ -201,9 +201,13 @@ impl Pipeline {
         trace.image_size = Some(image.dimensions());
         timer.lap("decode");
 
-        let found = find_document(&image, &self.config.locate, &self.classifier, |stage| {
-            timer.lap(stage)
-        })
+        let found = find_document(
+            &image,
+            &self.config.locate,
+            &self.classifier,
+            accepted,
+            |stage| timer.lap(stage),
+        )
         .ok_or(ExtractError::NoDocumentFound)?;
         let (quad, class) = (found.quad, found.class);
         trace.quad = Some(quad);

@@ -54,6 +54,11 @@ impl<'a> Overview<'a> {
     pub fn to_upload(&self, quad: Quad) -> Quad {
         quad.scaled(self.factor as f32)
     }
+
+    /// An outline in the upload's pixels, on the overview.
+    pub fn from_upload(&self, quad: Quad) -> Quad {
+        quad.scaled(1.0 / self.factor as f32)
+    }
 }
 
 #[cfg(test)]
