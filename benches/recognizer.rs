@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group};
 use hawiya::recognizer::{
-    Batcher, BatcherConfig, DecodeOptions, ModelSource, Recognizer, RecognizerReader,
+    Batcher, BatcherConfig, DecodeOptions, ModelSource, Recognizer, RecognizerWithOptions,
 };
 use image::GrayImage;
 
@@ -61,7 +61,7 @@ fn bench(c: &mut Criterion) {
 
     for (max_batch, wait_ms) in [(1, 0), (16, 4), (32, 4)] {
         let handle = Batcher::start(
-            RecognizerReader {
+            RecognizerWithOptions {
                 recognizer: recognizer.clone(),
                 options: DecodeOptions::greedy(),
             },

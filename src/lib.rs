@@ -27,10 +27,12 @@
 //! - [`eval`]: accuracy and latency of the recognizer on line crops and of the
 //!   pipeline on documents.
 //! - [`pipeline`]: bytes in, one [`pipeline::Extraction`] out.
-//! - [`recognizer`]: the line recognizer (Candle), its trainer and the batcher.
+//! - [`recognizer`]: the line recognizer (Candle): loading a model
+//!   (`recognizer::load`), its direct call (`recognizer::recognize`), the batcher
+//!   the pipeline calls through its `LineRecognizer` trait, and the trainer.
 //! - [`record`], [`layout`]: the output records; where each field is printed.
 //! - [`domain`]: what the documents are (rules, lists, vocabularies), at the bottom.
-//! - [`synth`]: the synthetic document generator, beside the reader: it uses the
+//! - [`synth`]: the synthetic document generator, beside the reading side: it uses the
 //!   ground floor, and nothing on the reading side uses it (`tests/dependencies.rs`).
 
 pub mod cli;

@@ -1,10 +1,10 @@
 //! The house is a strict stack: `domain` at the bottom, then `layout` and `record`,
 //! the recognizer, the pipeline, and on top `http`, `jobs`, `store`, `keys`, `eval`
 //! and the command line; `redis_client` (the connection the scaled-out mode shares)
-//! sits beside the ground floor and names nothing of the crate. The generator (`synth`) sits beside the reader: it may use the
-//! reader's ground floor, but nothing on the reading side may use it. This test reads
-//! every source file of each module (its tests included) and fails on a path into a
-//! module it must not depend on.
+//! sits beside the ground floor and names nothing of the crate. The generator
+//! (`synth`) sits beside the reading side: it may use its ground floor, but nothing
+//! on the reading side may use it. This test reads every source file of each module
+//! (its tests included) and fails on a path into a module it must not depend on.
 
 use std::path::{Path, PathBuf};
 

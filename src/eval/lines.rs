@@ -9,15 +9,17 @@ use image::GrayImage;
 
 use crate::domain::name_list;
 use crate::layout::LineCategory;
+use crate::pipeline::SECOND_LOOK_BELOW;
 use crate::pipeline::cut::{LineBox, LineCrop};
 use crate::pipeline::post::nid::{self, Digits, Expect};
 use crate::pipeline::post::{Candidate, LineReading, Readings, text};
 use crate::pipeline::second_look::second_look;
-use crate::pipeline::{ExtractError, LineRecognizer, SECOND_LOOK_BELOW};
 use crate::progress::Progress;
 use crate::recognizer::decode::CTC_WEIGHT;
 use crate::recognizer::eval::{Report, evaluate};
-use crate::recognizer::{DecodeOptions, DeviceOption, ModelSource, Reading, Recognizer};
+use crate::recognizer::{
+    DecodeOptions, DeviceOption, ModelSource, Reading, Recognizer, RecognizerWithOptions,
+};
 use crate::synth::render::FontSet;
 
 #[derive(Debug, clap::Args)]
@@ -115,31 +117,11 @@ fn choose_as_pipeline(
     }
 }
 
-/// Reads crops with the recognizer itself, as the pipeline does through its batcher.
-struct DirectReader {
-    recognizer: Recognizer,
-    options: DecodeOptions,
-}
-
-impl LineRecognizer for DirectReader {
-    fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
-        let readings = self
-            .recognizer
-            .recognize(&crops, self.options)
-            .map_err(|e| ExtractError::Internal(e.to_string()))?;
-        Ok(readings.iter().map(LineReading::from).collect())
-    }
-
-    fn is_ready(&self) -> bool {
-        true
-    }
-}
-
 /// What the pipeline's second look proposes for the line `image` of `category`,
 /// read as `reading`: nothing unless its field is chosen by a rule and the reading
 /// is less confident than `below`.
 fn second_look_of(
-    reader: &DirectReader,
+    recognizer: &RecognizerWithOptions,
     category: LineCategory,
     reading: &Reading,
     image: GrayImage,
@@ -161,7 +143,7 @@ fn second_look_of(
     };
     let mut readings = Readings::from([(key.to_string(), LineReading::from(reading))]);
     let nid_front = crate::layout::builtin(crate::domain::DocumentKind::NidFront);
-    second_look(reader, nid_front, &[crop], &mut readings, below)?;
+    second_look(recognizer, nid_front, &[crop], &mut readings, below)?;
     Ok(readings
         .remove(key)
         .map(|r| r.second_look)
@@ -178,7 +160,7 @@ pub fn run(args: EvalLinesArgs) -> anyhow::Result<()> {
     let (mut report, mut pairs) =
         evaluate(&recognizer, &args.dir, args.fonts, options, args.batch_size)?;
     if args.ctc || args.as_pipeline {
-        let reader = DirectReader {
+        let recognizer = RecognizerWithOptions {
             recognizer,
             options,
         };
@@ -193,7 +175,7 @@ pub fn run(args: EvalLinesArgs) -> anyhow::Result<()> {
                 {
                     let image = label.crop(&args.dir)?;
                     second_look_of(
-                        &reader,
+                        &recognizer,
                         label.category,
                         reading,
                         image,
@@ -305,7 +287,7 @@ mod tests {
     #[test]
     fn only_doubtful_lines_of_rule_chosen_fields_are_read_again() {
         let recognizer = Recognizer::load(&ModelSource::Dir("models/recognizer".into())).unwrap();
-        let reader = DirectReader {
+        let recognizer = RecognizerWithOptions {
             recognizer,
             options: DecodeOptions::beam(3),
         };
@@ -316,15 +298,21 @@ mod tests {
             }
         }
         let doubtful = Reading::of_text("x", 0.3);
-        let looked = second_look_of(&reader, LineCategory::Name, &doubtful, crop.clone(), 0.8);
+        let looked = second_look_of(
+            &recognizer,
+            LineCategory::Name,
+            &doubtful,
+            crop.clone(),
+            0.8,
+        );
         assert!(
             looked.unwrap().len() >= 3,
             "three variants, each with its hypotheses"
         );
         let sure = Reading::of_text("x", 0.95);
-        let looked = second_look_of(&reader, LineCategory::Name, &sure, crop.clone(), 0.8);
+        let looked = second_look_of(&recognizer, LineCategory::Name, &sure, crop.clone(), 0.8);
         assert!(looked.unwrap().is_empty());
-        let looked = second_look_of(&reader, LineCategory::Date, &doubtful, crop, 0.8);
+        let looked = second_look_of(&recognizer, LineCategory::Date, &doubtful, crop, 0.8);
         assert!(looked.unwrap().is_empty());
     }
 }

@@ -206,7 +206,7 @@ async fn flow_b(
     let accepted = accept(app, key, request).await?;
     // If the client goes away, or the job outlasts the patience, the job is
     // cancelled: its result is dropped and its credit given back.
-    let reader = Reader {
+    let cancel = CancelIfAbandoned {
         app: app.clone(),
         id: accepted.id,
         waiting: true,
@@ -225,7 +225,7 @@ async fn flow_b(
             )));
         }
     };
-    reader.done();
+    cancel.done();
     let extraction = result
         .outcome
         .as_ref()
@@ -244,19 +244,19 @@ async fn flow_b(
 }
 
 /// A Flow B call waiting for its job; dropped while waiting, it cancels the job.
-struct Reader {
+struct CancelIfAbandoned {
     app: Arc<AppState>,
     id: JobId,
     waiting: bool,
 }
 
-impl Reader {
+impl CancelIfAbandoned {
     fn done(mut self) {
         self.waiting = false;
     }
 }
 
-impl Drop for Reader {
+impl Drop for CancelIfAbandoned {
     fn drop(&mut self) {
         if self.waiting {
             let (app, id) = (self.app.clone(), self.id);

@@ -20,15 +20,17 @@ use super::{ExtractError, Extraction, Extractor};
 use crate::domain::DocumentKind;
 use crate::layout;
 
-/// Reads text-line crops; the recognizer's batcher implements it. One call carries
-/// every crop of one document, so the batcher can group them with other requests.
+/// What the pipeline calls to get the text of line crops: the recognizer's batcher
+/// in the service, the recognizer itself where no batcher runs (`eval lines
+/// --as-pipeline`). One call carries every crop of one document, so the batcher
+/// can group them with other requests.
 pub trait LineRecognizer: Send + Sync + 'static {
     /// One reading per crop, in order.
     fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError>;
 
     /// [`recognize`](Self::recognize), refusing an answer that is not one reading
     /// per crop.
-    fn read_each(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
+    fn recognize_each(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
         let count = crops.len();
         let readings = self.recognize(crops)?;
         if readings.len() != count {
@@ -43,7 +45,7 @@ pub trait LineRecognizer: Send + Sync + 'static {
     fn is_ready(&self) -> bool;
 }
 
-/// The recognizer's batcher reads for the pipeline.
+/// The recognizer's batcher recognizes for the pipeline.
 impl LineRecognizer for crate::recognizer::BatcherHandle {
     fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
         use crate::recognizer::RecognizeError;
@@ -57,6 +59,21 @@ impl LineRecognizer for crate::recognizer::BatcherHandle {
 
     fn is_ready(&self) -> bool {
         crate::recognizer::BatcherHandle::is_ready(self)
+    }
+}
+
+/// The recognizer called directly, on the calling thread, as the batcher would.
+impl LineRecognizer for crate::recognizer::RecognizerWithOptions {
+    fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
+        let readings = self
+            .recognizer
+            .recognize(&crops, self.options)
+            .map_err(|e| ExtractError::Internal(e.to_string()))?;
+        Ok(readings.iter().map(LineReading::from).collect())
+    }
+
+    fn is_ready(&self) -> bool {
+        true
     }
 }
 
@@ -245,7 +262,7 @@ impl Pipeline {
 
         let readings = self
             .recognizer
-            .read_each(crops.iter().map(|c| c.image.clone()).collect())?;
+            .recognize_each(crops.iter().map(|c| c.image.clone()).collect())?;
         trace.readings = crops
             .iter()
             .map(|c| c.key.clone())

@@ -12,7 +12,8 @@ use anyhow::Context;
 use super::classify::Classifier;
 use super::{Pipeline, PipelineConfig, SECOND_LOOK_BELOW};
 use crate::recognizer::{
-    Batcher, BatcherOptions, DecodeOptions, DeviceOption, ModelSource, Recognizer, RecognizerReader,
+    Batcher, BatcherOptions, DecodeOptions, DeviceOption, ModelSource, Recognizer,
+    RecognizerWithOptions,
 };
 
 /// Beam width the pipeline decodes with: alternatives let the field rules (the
@@ -74,11 +75,11 @@ impl PipelineOptions {
         let dir = self.models.join("recognizer");
         let recognizer = Recognizer::load_on(&ModelSource::Dir(dir.clone()), self.device.device)
             .with_context(|| format!("loading the recognizer from {}", dir.display()))?;
-        let reader = RecognizerReader {
+        let recognizer = RecognizerWithOptions {
             recognizer,
             options: DecodeOptions::beam(BEAM_WIDTH),
         };
-        let batcher = Batcher::start(reader, self.batcher.config());
+        let batcher = Batcher::start(recognizer, self.batcher.config());
         let classifier = Classifier::load(&self.models.join("classifier.json"))
             .context("loading the classifier")?;
         Ok(Pipeline::new(self.config(), classifier, Arc::new(batcher)))

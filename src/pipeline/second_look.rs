@@ -56,7 +56,7 @@ pub fn second_look(
         return Ok(());
     }
     let images: Vec<GrayImage> = doubtful.iter().flat_map(|c| variants(&c.image)).collect();
-    let second = recognizer.read_each(images)?;
+    let second = recognizer.recognize_each(images)?;
     for (crop, others) in doubtful.iter().zip(second.chunks(SCALES.len() + 1)) {
         if let Some(reading) = readings.get_mut(&crop.key) {
             let proposed = others.iter().flat_map(|o| o.candidates.iter().cloned());
@@ -85,12 +85,12 @@ mod tests {
     use parking_lot::Mutex;
 
     /// Reads every crop as its width in digits, and records how many it was given.
-    struct WidthReader {
+    struct WidthProbe {
         calls: Mutex<Vec<usize>>,
         confidence: f32,
     }
 
-    impl LineRecognizer for WidthReader {
+    impl LineRecognizer for WidthProbe {
         fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<LineReading>, ExtractError> {
             self.calls.lock().push(crops.len());
             Ok(crops
@@ -150,16 +150,12 @@ mod tests {
             ("national_id".into(), LineReading::single("first", 0.3)),
             ("address_line1".into(), LineReading::single("address", 0.3)),
         ]);
-        let reader = WidthReader {
+        let probe = WidthProbe {
             calls: Mutex::new(Vec::new()),
             confidence: 0.9,
         };
-        second_look(&reader, nid_front(), &crops, &mut readings, 0.5).unwrap();
-        assert_eq!(
-            *reader.calls.lock(),
-            [3],
-            "one call with the three variants"
-        );
+        second_look(&probe, nid_front(), &crops, &mut readings, 0.5).unwrap();
+        assert_eq!(*probe.calls.lock(), [3], "one call with the three variants");
         let id = &readings["national_id"];
         assert_eq!(texts(&id.candidates), ["first"]);
         assert_eq!(texts(&id.second_look), ["90", "110", "100"]);
@@ -172,12 +168,12 @@ mod tests {
         let crops = [crop("first_name", 100)];
         let mut readings =
             Readings::from([("first_name".into(), LineReading::single("محمد", 0.9))]);
-        let reader = WidthReader {
+        let probe = WidthProbe {
             calls: Mutex::new(Vec::new()),
             confidence: 0.2,
         };
-        second_look(&reader, nid_front(), &crops, &mut readings, 0.5).unwrap();
-        assert!(reader.calls.lock().is_empty());
+        second_look(&probe, nid_front(), &crops, &mut readings, 0.5).unwrap();
+        assert!(probe.calls.lock().is_empty());
         assert_eq!(readings["first_name"], LineReading::single("محمد", 0.9));
     }
 }

@@ -1,7 +1,7 @@
 //! The dynamic batcher: crops from many concurrent requests are queued, grouped by
 //! width into batches of up to `max_batch_size` (waiting at most `max_wait` for a
-//! batch to fill; widths as far apart as the reader says padding is worth,
-//! [`LineReader::width_ratio`]), read on dedicated inference threads, and answered
+//! batch to fill; widths as far apart as the recognizer says padding is worth,
+//! [`BatchRecognizer::width_ratio`]), recognized on dedicated inference threads, and answered
 //! through one-shot channels. The queue is bounded: when full, callers get
 //! [`RecognizeError::Overloaded`] at once instead of growing memory.
 //!
@@ -17,49 +17,29 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 use image::GrayImage;
 
-use super::decode::{DecodeOptions, Reading};
+use super::decode::Reading;
 use super::preprocess::{LineInput, width_groups};
-use super::reader::{RecognizeError, Recognizer};
+use super::recognize::{RecognizeError, RecognizerWithOptions};
 
-/// What the batcher runs: the recognizer, or a double in tests.
-pub trait LineReader: Send + Sync + 'static {
+/// What the batcher's threads run: the recognizer with its decoding options
+/// ([`RecognizerWithOptions`]), or a double in tests.
+pub trait BatchRecognizer: Send + Sync + 'static {
     fn prepare(&self, crop: &GrayImage) -> LineInput;
-    /// Reads one batch, padded to its widest crop.
-    fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError>;
+    /// Recognizes one batch, padded to its widest crop.
+    fn recognize_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError>;
     /// The widest crop worth padding into one batch with the narrowest, as a multiple
-    /// of its width: what padding costs the reader ([`Recognizer::width_ratio`]).
+    /// of its width: what padding costs the recognizer
+    /// ([`Recognizer::width_ratio`](super::Recognizer::width_ratio)).
     fn width_ratio(&self) -> f32;
 }
 
-/// The recognizer, decoding greedily (the cheapest; per-character probabilities
-/// included). Use [`RecognizerReader`] for beam search and alternatives.
-impl LineReader for Recognizer {
-    fn prepare(&self, crop: &GrayImage) -> LineInput {
-        Recognizer::prepare(self, crop)
-    }
-
-    fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
-        Recognizer::read_batch(self, inputs, DecodeOptions::greedy())
-    }
-
-    fn width_ratio(&self) -> f32 {
-        Recognizer::width_ratio(self)
-    }
-}
-
-/// The recognizer with fixed decoding options.
-pub struct RecognizerReader {
-    pub recognizer: Recognizer,
-    pub options: DecodeOptions,
-}
-
-impl LineReader for RecognizerReader {
+impl BatchRecognizer for RecognizerWithOptions {
     fn prepare(&self, crop: &GrayImage) -> LineInput {
         self.recognizer.prepare(crop)
     }
 
-    fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
-        self.recognizer.read_batch(inputs, self.options)
+    fn recognize_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+        self.recognizer.recognize_batch(inputs, self.options)
     }
 
     fn width_ratio(&self) -> f32 {
@@ -153,7 +133,7 @@ struct Shared {
     /// requests all-or-nothing.
     queued: Arc<AtomicUsize>,
     capacity: usize,
-    reader: Arc<dyn LineReader>,
+    recognizer: Arc<dyn BatchRecognizer>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -178,8 +158,8 @@ pub struct BatcherHandle {
 pub struct Batcher;
 
 impl Batcher {
-    pub fn start(reader: impl LineReader, config: BatcherConfig) -> BatcherHandle {
-        let reader: Arc<dyn LineReader> = Arc::new(reader);
+    pub fn start(recognizer: impl BatchRecognizer, config: BatcherConfig) -> BatcherHandle {
+        let recognizer: Arc<dyn BatchRecognizer> = Arc::new(recognizer);
         let capacity = config.queue_capacity.max(1);
         let (queue_tx, queue_rx) = bounded::<Job>(capacity);
         let (batch_tx, batch_rx) = bounded::<Vec<Job>>(0);
@@ -187,15 +167,18 @@ impl Batcher {
         let queued = Arc::new(AtomicUsize::new(0));
         let mut threads = Vec::new();
         for i in 0..config.threads.max(1) {
-            let (reader, batch_rx, ready_tx) = (reader.clone(), batch_rx.clone(), ready_tx.clone());
+            let (recognizer, batch_rx, ready_tx) =
+                (recognizer.clone(), batch_rx.clone(), ready_tx.clone());
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("recognizer-{i}"))
-                    .spawn(move || with_inline_cpu_kernels(|| worker(reader, batch_rx, ready_tx)))
+                    .spawn(move || {
+                        with_inline_cpu_kernels(|| worker(recognizer, batch_rx, ready_tx))
+                    })
                     .expect("spawning an inference thread"),
             );
         }
-        let (dispatcher_queued, width_ratio) = (queued.clone(), reader.width_ratio());
+        let (dispatcher_queued, width_ratio) = (queued.clone(), recognizer.width_ratio());
         threads.push(
             std::thread::Builder::new()
                 .name("recognizer-batcher".into())
@@ -216,7 +199,7 @@ impl Batcher {
                 queue: queue_tx,
                 queued,
                 capacity,
-                reader,
+                recognizer,
                 threads,
             }),
         }
@@ -224,7 +207,8 @@ impl Batcher {
 }
 
 impl BatcherHandle {
-    /// Reads `crops`, blocking until every one is answered; readings are in input order.
+    /// Recognizes `crops`, blocking until every one is answered; readings are in
+    /// input order.
     pub fn recognize(&self, crops: Vec<GrayImage>) -> Result<Vec<Reading>, RecognizeError> {
         let n = crops.len();
         if n == 0 {
@@ -232,7 +216,7 @@ impl BatcherHandle {
         }
         let inputs: Vec<LineInput> = crops
             .iter()
-            .map(|c| self.shared.reader.prepare(c))
+            .map(|c| self.shared.recognizer.prepare(c))
             .collect();
         self.reserve(n)?;
         let mut replies = Vec::with_capacity(n);
@@ -299,7 +283,7 @@ fn with_inline_cpu_kernels(f: impl FnOnce() + Send) {
     }
 }
 
-fn worker(reader: Arc<dyn LineReader>, batches: Receiver<Vec<Job>>, ready: Sender<()>) {
+fn worker(recognizer: Arc<dyn BatchRecognizer>, batches: Receiver<Vec<Job>>, ready: Sender<()>) {
     loop {
         if ready.send(()).is_err() {
             return;
@@ -307,7 +291,7 @@ fn worker(reader: Arc<dyn LineReader>, batches: Receiver<Vec<Job>>, ready: Sende
         let Ok(jobs) = batches.recv() else { return };
         let started = Instant::now();
         let inputs: Vec<&LineInput> = jobs.iter().map(|j| &j.input).collect();
-        let result = reader.read_batch(&inputs);
+        let result = recognizer.recognize_batch(&inputs);
         metrics::histogram!("recognizer_inference_seconds").record(started.elapsed().as_secs_f64());
         match result {
             Ok(readings) if readings.len() == jobs.len() => {
@@ -406,7 +390,7 @@ fn dispatch(
 
 /// Removes from `pending` the oldest crop plus up to `max - 1` others of its width
 /// group ([`width_groups`] with `width_ratio`), closest to its width first, so one
-/// batch pads only as much as the reader finds worth it.
+/// batch pads only as much as the recognizer finds worth it.
 fn pick_batch(pending: &mut Vec<Job>, max: usize, width_ratio: f32) -> Vec<Job> {
     let widths: Vec<usize> = pending.iter().map(|j| j.input.width).collect();
     let anchor = widths[0] as f32;
@@ -521,12 +505,12 @@ mod tests {
         Reading::of_text(&text, 1.0)
     }
 
-    impl LineReader for Arc<Echo> {
+    impl BatchRecognizer for Arc<Echo> {
         fn prepare(&self, crop: &GrayImage) -> LineInput {
             width_only(crop)
         }
 
-        fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+        fn recognize_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
             if let Some(tx) = &self.started {
                 let _ = tx.send(());
             }
@@ -689,7 +673,7 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_holds_only_widths_the_reader_finds_worth_padding_together() {
+    fn a_batch_holds_only_widths_the_recognizer_finds_worth_padding_together() {
         for (ratio, sizes) in [(1.5, vec![2, 1]), (2.0, vec![3])] {
             let echo = Arc::new(Echo {
                 width_ratio: ratio,
@@ -707,15 +691,15 @@ mod tests {
     }
 
     /// Test double: reports, as its reading, how many threads a parallel loop run
-    /// inside `read_batch` used besides the inference thread itself.
+    /// inside `recognize_batch` used besides the inference thread itself.
     struct ParallelLoopProbe;
 
-    impl LineReader for ParallelLoopProbe {
+    impl BatchRecognizer for ParallelLoopProbe {
         fn prepare(&self, crop: &GrayImage) -> LineInput {
             width_only(crop)
         }
 
-        fn read_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
+        fn recognize_batch(&self, inputs: &[&LineInput]) -> Result<Vec<Reading>, RecognizeError> {
             use rayon::prelude::*;
             let here = std::thread::current().id();
             let elsewhere = (0..4096)

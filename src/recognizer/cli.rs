@@ -9,7 +9,8 @@ use super::config::ModelConfig;
 use super::decode::DecodeOptions;
 use super::device::DeviceOption;
 use super::eval::evaluate;
-use super::reader::{ModelSource, Recognizer};
+use super::load::ModelSource;
+use super::recognize::Recognizer;
 use super::sources::{LabelledCrops, Mixed};
 use super::train::{LineSource, TrainOptions, checkpoint_config, train};
 use super::vocab::Vocab;
@@ -236,7 +237,7 @@ pub struct CalibrateArgs {
     #[arg(long = "dir", required = true)]
     pub dirs: Vec<PathBuf>,
     /// Model folder; its calibration.json is replaced.
-    #[arg(long, default_value = super::reader::DEFAULT_MODEL_DIR)]
+    #[arg(long, default_value = super::load::DEFAULT_MODEL_DIR)]
     pub model: PathBuf,
     #[command(flatten)]
     pub device: DeviceOption,

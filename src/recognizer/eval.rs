@@ -8,7 +8,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::decode::{DecodeOptions, Reading};
-use super::reader::Recognizer;
+use super::recognize::Recognizer;
 use crate::layout::LineCategory;
 use crate::progress::Progress;
 use crate::synth::labels::LineLabel;

@@ -1,6 +1,11 @@
-//! The recognizer: a TrOCR-style line reader (image encoder + autoregressive
+//! The recognizer: a TrOCR-style line recognizer (image encoder + autoregressive
 //! transformer decoder, auxiliary CTC head) written with candle, trained by us on
 //! synthetic crops, and served through a dynamic batcher.
+//!
+//! [`load`] finds and loads a model; [`recognize`] is the model's direct call
+//! ([`Recognizer`], and [`RecognizerWithOptions`] that fixes how it decodes);
+//! [`batcher`] queues the crops of concurrent requests into batches for its threads
+//! ([`BatcherHandle`], the service's way in).
 
 pub mod artifacts;
 pub mod augment;
@@ -14,20 +19,20 @@ pub mod decode;
 pub mod device;
 pub mod ema;
 pub mod eval;
+pub mod load;
 pub mod model;
 pub mod optim;
 pub mod preprocess;
-pub mod reader;
+pub mod recognize;
 pub mod sources;
 pub mod train;
 pub mod vocab;
 
-pub use batcher::{
-    Batcher, BatcherConfig, BatcherHandle, BatcherOptions, LineReader, RecognizerReader,
-};
+pub use batcher::{BatchRecognizer, Batcher, BatcherConfig, BatcherHandle, BatcherOptions};
 pub use calibration::Calibration;
 pub use config::ModelConfig;
 pub use decode::{DecodeOptions, Hypothesis, Reading, Rivals};
 pub use device::{ComputeDevice, DeviceError, DeviceOption};
-pub use reader::{DEFAULT_MODEL_DIR, LoadError, ModelSource, RecognizeError, Recognizer};
+pub use load::{DEFAULT_MODEL_DIR, LoadError, ModelSource};
+pub use recognize::{RecognizeError, Recognizer, RecognizerWithOptions};
 pub use vocab::Vocab;
