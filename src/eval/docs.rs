@@ -282,6 +282,29 @@ pub struct Report {
     pub latency_ms: BTreeMap<String, Percentiles>,
 }
 
+impl Report {
+    /// The line `eval docs` ends with: how many documents in how long, how they
+    /// were classified and located, and how many were refused.
+    fn summary(&self, elapsed: Duration) -> String {
+        let seconds = elapsed.as_secs_f64();
+        format!(
+            "{} documents in {seconds:.1} s ({:.1} documents/s): classification {:.2} %, outline found {:.2} %, found and upright {:.2} %; asked for {}: refused {:.2} %, of which WRONG_ID_TYPE {:.2} %",
+            self.documents,
+            self.documents as f64 / seconds.max(1e-9),
+            100.0 * self.classification_accuracy,
+            100.0 * self.located,
+            100.0 * self.orientation_accuracy,
+            match self.request {
+                Request::None => "any kind",
+                Request::Own => "their own kind",
+                Request::Other => "another kind",
+            },
+            100.0 * self.refused,
+            100.0 * self.wrong_id_type
+        )
+    }
+}
+
 /// What one document gave.
 struct Outcome {
     group: String,
@@ -748,6 +771,23 @@ struct LineCounts {
     cut_blank: usize,
 }
 
+impl std::ops::AddAssign for LineCounts {
+    fn add_assign(&mut self, other: LineCounts) {
+        self.printed += other.printed;
+        self.found += other.found;
+        self.cut_blank += other.cut_blank;
+    }
+}
+
+impl std::iter::Sum for LineCounts {
+    fn sum<I: Iterator<Item = LineCounts>>(counts: I) -> LineCounts {
+        counts.fold(LineCounts::default(), |mut total, c| {
+            total += c;
+            total
+        })
+    }
+}
+
 /// Per field key.
 type LineTally = BTreeMap<String, LineCounts>;
 
@@ -907,31 +947,24 @@ fn run_line_finding(args: &DocsArgs) -> anyhow::Result<()> {
         let tally = line_finding(&args.dir, record, args.verbose)?;
         let kind = by_kind.entry(record.kind.to_string()).or_default();
         for (key, counts) in tally {
-            let t = kind.entry(key).or_default();
-            t.printed += counts.printed;
-            t.found += counts.found;
-            t.cut_blank += counts.cut_blank;
+            *kind.entry(key).or_default() += counts;
         }
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&by_kind)?);
         return Ok(());
     }
-    for (kind, tally) in &by_kind {
-        let total = tally
-            .values()
-            .fold(LineCounts::default(), |t, c| LineCounts {
-                printed: t.printed + c.printed,
-                found: t.found + c.found,
-                cut_blank: t.cut_blank + c.cut_blank,
-            });
-        println!(
-            "{kind}: {}/{} lines found ({:.1} %), {} crops where nothing is printed",
+    let found = |total: LineCounts| {
+        format!(
+            "{}/{} lines found ({:.1} %), {} crops where nothing is printed",
             total.found,
             total.printed,
             100.0 * rate(total.found, total.printed),
             total.cut_blank,
-        );
+        )
+    };
+    for (kind, tally) in &by_kind {
+        println!("{kind}: {}", found(tally.values().copied().sum()));
         for (key, c) in tally {
             if c.found < c.printed || c.cut_blank > 0 {
                 println!(
@@ -941,6 +974,8 @@ fn run_line_finding(args: &DocsArgs) -> anyhow::Result<()> {
             }
         }
     }
+    let total = by_kind.values().flat_map(|t| t.values().copied()).sum();
+    println!("\n{} documents: {}", records.len(), found(total));
     Ok(())
 }
 
@@ -951,31 +986,15 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
     if let Some(out) = &args.export_lines {
         return export_lines(&args, out);
     }
+    let started = std::time::Instant::now();
     let report = evaluate(&args)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    println!(
-        "{} documents: classification {:.2} %, outline found {:.2} %, found and upright {:.2} %",
-        report.documents,
-        100.0 * report.classification_accuracy,
-        100.0 * report.located,
-        100.0 * report.orientation_accuracy
-    );
-    println!(
-        "asked for {}: refused {:.2} %, of which WRONG_ID_TYPE {:.2} %",
-        match report.request {
-            Request::None => "any kind",
-            Request::Own => "their own kind",
-            Request::Other => "another kind",
-        },
-        100.0 * report.refused,
-        100.0 * report.wrong_id_type
-    );
     for (name, group) in &report.groups {
         println!(
-            "\n{name} ({} docs): refused {:.1} %, class {:.1} %, located {:.1} %, all fields exact {:.1} %, Flow A exact {:.1} %{}",
+            "{name} ({} docs): refused {:.1} %, class {:.1} %, located {:.1} %, all fields exact {:.1} %, Flow A exact {:.1} %{}",
             group.count,
             100.0 * group.refused,
             100.0 * group.classification_accuracy,
@@ -1035,17 +1054,40 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
                 fields.join(", ")
             );
         }
+        println!();
     }
-    println!("\nlatency (ms)");
+    println!("latency (ms)");
     for (stage, p) in &report.latency_ms {
         println!("  {stage:<14} p50 {:>8.1}   p95 {:>8.1}", p.p50, p.p95);
     }
+    println!("\n{}", report.summary(started.elapsed()));
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_summary_line_says_how_many_documents_in_how_long_and_how_they_fared() {
+        let report = Report {
+            documents: 40,
+            request: Request::Own,
+            refused: 0.05,
+            wrong_id_type: 0.025,
+            classification_accuracy: 0.95,
+            orientation_accuracy: 0.9,
+            located: 0.925,
+            groups: BTreeMap::new(),
+            latency_ms: BTreeMap::new(),
+        };
+        assert_eq!(
+            report.summary(Duration::from_secs(20)),
+            "40 documents in 20.0 s (2.0 documents/s): classification 95.00 %, outline found \
+             92.50 %, found and upright 90.00 %; asked for their own kind: refused 5.00 %, of \
+             which WRONG_ID_TYPE 2.50 %"
+        );
+    }
 
     #[test]
     fn card_widths_fall_in_their_bands() {

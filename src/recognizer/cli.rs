@@ -258,6 +258,7 @@ pub fn run_calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
     let recognizer =
         Recognizer::load_on(&ModelSource::Dir(args.model.clone()), args.device.device)?
             .with_calibration(None);
+    let started = std::time::Instant::now();
     let mut samples = Vec::new();
     for dir in &args.dirs {
         let (_, pairs) = evaluate(
@@ -282,8 +283,7 @@ pub fn run_calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
             .map(|s| (calibration.probability(s.log_prob, s.chars), s.exact)),
     );
     println!(
-        "{} lines\n\nraw\n{}\ncalibrated (on the same lines)\n{}",
-        samples.len(),
+        "raw\n{}\ncalibrated (on the same lines)\n{}",
         raw.table(),
         calibrated.table()
     );
@@ -292,6 +292,12 @@ pub fn run_calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
         &path,
         serde_json::to_string_pretty(&calibration)?.as_bytes(),
     )?;
-    println!("{calibration:?} written to {}", path.display());
+    println!(
+        "calibrated on {} lines in {:.1} s (beam {}): {calibration:?}, written to {}",
+        samples.len(),
+        started.elapsed().as_secs_f64(),
+        args.beam,
+        path.display()
+    );
     Ok(())
 }

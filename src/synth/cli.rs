@@ -141,6 +141,9 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
     }
     labels.finish()?;
     progress.finish();
+    if args.tally {
+        print!("{tally}");
+    }
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "wrote {done} crops to {} in {seconds:.2} s: {:.0} crops/s ({} threads)",
@@ -148,8 +151,5 @@ fn write_lines(args: &SynthArgs) -> anyhow::Result<()> {
         done as f64 / seconds.max(1e-9),
         rayon::current_num_threads()
     );
-    if args.tally {
-        print!("{tally}");
-    }
     Ok(())
 }
