@@ -203,6 +203,44 @@ async fn flow_b_answers_the_result_in_one_call() {
 }
 
 #[tokio::test]
+async fn a_card_too_small_or_too_blurry_is_refused_saying_what_to_do_in_both_flows() {
+    let server = TestServer::start(|_| {}).await;
+    for (directive, reason, advice) in [
+        (
+            "fail=IMAGE_TOO_SMALL;",
+            "IMAGE_TOO_SMALL",
+            ["closer", "fills"],
+        ),
+        (
+            "fail=IMAGE_TOO_BLURRY;",
+            "IMAGE_TOO_BLURRY",
+            ["still", "focus"],
+        ),
+    ] {
+        let id = server.upload(KEY, None, image(directive)).await.id();
+        let flow_a = server.read(KEY, &id, "true").await;
+        let flow_b = server.upload_b(KEY, None, image(directive)).await;
+        for answer in [flow_a, flow_b] {
+            answer.assert_error(422, reason);
+            let message = answer.body["message"].as_str().unwrap();
+            for words in advice {
+                assert!(message.contains(words), "{reason}: {message}");
+            }
+        }
+    }
+    // What was measured stays in the message, before the advice.
+    let small = server
+        .upload_b(KEY, None, image("fail=IMAGE_TOO_SMALL;"))
+        .await;
+    let message = small.body["message"].as_str().unwrap();
+    assert!(message.contains("150 pixels wide"), "{message}");
+    assert!(
+        message.ends_with(hawiya::pipeline::TOO_SMALL_ADVICE),
+        "{message}"
+    );
+}
+
+#[tokio::test]
 async fn credits_are_spent_on_success_only_refused_at_zero_and_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_owned();

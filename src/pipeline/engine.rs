@@ -237,7 +237,7 @@ impl Pipeline {
         let card_width_in_upload = quad.width();
         if card_width_in_upload < self.config.min_card_width {
             return Err(ExtractError::ImageTooSmall(format!(
-                "the document is {card_width_in_upload:.0} pixels wide; at least {:.0} are needed",
+                "the card is {card_width_in_upload:.0} pixels wide in it; at least {:.0} are needed",
                 self.config.min_card_width
             )));
         }

@@ -44,13 +44,15 @@ pub enum ExtractError {
     Corrupt(String),
     #[error("the image is too large to process: {0}")]
     ImageTooLarge(String),
-    #[error("the image is too small to read: {0}")]
+    /// The document, or the whole image, has too few pixels to be read: what was
+    /// measured, then what to do ([`TOO_SMALL_ADVICE`]).
+    #[error("the image has too few pixels to read the document ({0}). {TOO_SMALL_ADVICE}")]
     ImageTooSmall(String),
     #[error("no document was found in the image")]
     NoDocumentFound,
     #[error("no text could be read: {0}")]
     NoTextFound(String),
-    #[error("the document is too blurry to read")]
+    #[error("the document is too blurry to read. {TOO_BLURRY_ADVICE}")]
     TooBlurry,
     /// The document is of a kind the request does not accept.
     #[error("the image shows a {found}, which the request does not accept")]
@@ -60,6 +62,14 @@ pub enum ExtractError {
     #[error("internal error: {0}")]
     Internal(String),
 }
+
+/// What a user whose card is too small in the picture does about it.
+pub const TOO_SMALL_ADVICE: &str = "Come closer so that the card fills most of the picture \
+(at least 600 pixels wide) and send the photo at the camera's full size, or scan the card at 300 dpi.";
+
+/// What a user whose picture is blurred does about it.
+pub const TOO_BLURRY_ADVICE: &str = "Hold the phone still, let the camera focus on the card \
+(tap it on the screen) and take the photo in more light, or scan the card.";
 
 impl ExtractError {
     /// Machine-readable reason code, stable across releases.

@@ -22,7 +22,7 @@ pub mod warp;
 pub use engine::{
     CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, SECOND_LOOK_BELOW, Trace, regions,
 };
-pub use extraction::{ExtractError, Extraction};
+pub use extraction::{ExtractError, Extraction, TOO_BLURRY_ADVICE, TOO_SMALL_ADVICE};
 pub use options::{BEAM_WIDTH, PipelineOptions};
 pub use overlay::{Overlay, OverlayField};
 

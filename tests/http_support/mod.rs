@@ -66,6 +66,9 @@ impl Extractor for FakePipeline {
                     result = Err(match reason {
                         "NO_DOCUMENT_FOUND" => ExtractError::NoDocumentFound,
                         "IMAGE_TOO_BLURRY" => ExtractError::TooBlurry,
+                        "IMAGE_TOO_SMALL" => ExtractError::ImageTooSmall(
+                            "the card is 150 pixels wide in it; at least 200 are needed".into(),
+                        ),
                         "WRONG_ID_TYPE" => ExtractError::WrongKind {
                             found: DocumentKind::Passport,
                         },
