@@ -79,6 +79,13 @@ pub struct DocsArgs {
     /// folder: recognizer training and evaluation on the pipeline's own crops.
     #[arg(long, value_name = "OUT")]
     pub export_lines: Option<PathBuf>,
+    /// Also write one JSON line per document to this file: its capture (blur,
+    /// noise), the card's true width and the width found in the image, the
+    /// sharpness measured, the refusal if any, and every printed field's
+    /// confidence and whether it was read exactly: what the size and sharpness
+    /// thresholds are chosen from.
+    #[arg(long, value_name = "FILE")]
+    pub documents: Option<PathBuf>,
 }
 
 impl DocsArgs {
@@ -177,7 +184,11 @@ struct FieldTally {
 const NATIONAL_ID: &str = "national_id";
 
 /// Lower bounds of the card-width bands reported, in pixels of the image.
-const WIDTH_BANDS: [u32; 4] = [0, 300, 500, 700];
+const WIDTH_BANDS: [u32; 5] = [0, 300, 400, 600, 800];
+
+/// A phone photo taken to be read shows the card at least this wide (pixels):
+/// the photos the legible targets are set for.
+const LEGIBLE_WIDTH: f32 = 600.0;
 
 /// The documents of a group whose card is `min_px` wide or more, and narrower
 /// than the next band's bound when there is one, either strongly blurred by the
@@ -187,11 +198,22 @@ pub struct WidthBand {
     pub min_px: u32,
     pub max_px: Option<u32>,
     pub strongly_blurred: bool,
+    #[serde(flatten)]
+    pub score: BandScore,
+}
+
+/// The rates of some of a group's documents (a [`WidthBand`], the legible ones).
+#[derive(Debug, Clone, Serialize)]
+pub struct BandScore {
     pub count: usize,
     pub classification_accuracy: f64,
     /// Absent for kinds that print no national ID.
     pub national_id_exact: Option<f64>,
     pub all_fields_exact: f64,
+    /// Printed fields read with a confidence of at least [`LOW_CONFIDENCE`]...
+    pub confident_fields: usize,
+    /// ...and the exact rate among them (absent when there are none).
+    pub confident_exact: Option<f64>,
 }
 
 impl WidthBand {
@@ -203,7 +225,23 @@ impl WidthBand {
     }
 }
 
-/// Counts behind a [`WidthBand`].
+impl std::fmt::Display for BandScore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let percent = |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{:.1} %", 100.0 * r));
+        write!(
+            f,
+            "{:>4} docs: class {:>5.1} %, national_ID {}, all fields {:>5.1} %, confident fields {} of which exact {}",
+            self.count,
+            100.0 * self.classification_accuracy,
+            percent(self.national_id_exact),
+            100.0 * self.all_fields_exact,
+            self.confident_fields,
+            percent(self.confident_exact),
+        )
+    }
+}
+
+/// Counts behind a [`BandScore`].
 #[derive(Debug, Default, Clone, Copy)]
 struct BandTally {
     count: usize,
@@ -211,6 +249,35 @@ struct BandTally {
     national_ids: usize,
     national_ids_exact: usize,
     all_exact: usize,
+    confident: usize,
+    confident_exact: usize,
+}
+
+impl std::ops::AddAssign for BandTally {
+    fn add_assign(&mut self, other: BandTally) {
+        self.count += other.count;
+        self.classified += other.classified;
+        self.national_ids += other.national_ids;
+        self.national_ids_exact += other.national_ids_exact;
+        self.all_exact += other.all_exact;
+        self.confident += other.confident;
+        self.confident_exact += other.confident_exact;
+    }
+}
+
+impl BandTally {
+    fn score(&self) -> BandScore {
+        BandScore {
+            count: self.count,
+            classification_accuracy: rate(self.classified, self.count),
+            national_id_exact: (self.national_ids > 0)
+                .then(|| rate(self.national_ids_exact, self.national_ids)),
+            all_fields_exact: rate(self.all_exact, self.count),
+            confident_fields: self.confident,
+            confident_exact: (self.confident > 0)
+                .then(|| rate(self.confident_exact, self.confident)),
+        }
+    }
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -232,6 +299,9 @@ pub struct GroupReport {
     /// The same rates by the card's width in the image and whether the photo was
     /// strongly blurred (bands without documents left out).
     pub by_card_width: Vec<WidthBand>,
+    /// The same rates for the legible documents, whose card is at least
+    /// [`LEGIBLE_WIDTH`] wide in the image, blurred or not (absent when none is).
+    pub legible: Option<BandScore>,
     /// The same rates by the font family the fields are printed in (documents whose
     /// folder does not say are left out).
     pub by_font: Vec<FontRow>,
@@ -323,6 +393,8 @@ struct Outcome {
     quad: Option<Quad>,
     /// Its largest corner error as a share of the card's width (either way round).
     outline_error: Option<f32>,
+    /// The card's sharpness as the pipeline measured it ([`crate::pipeline::cut::sharpness`]).
+    sharpness: Option<f32>,
 }
 
 /// How far `found` is from the truth outline.
@@ -383,6 +455,7 @@ fn geometry(
         timings: Vec::new(),
         quad: None,
         outline_error: None,
+        sharpness: None,
     };
     let image = match decode::decode(&bytes, &DecodeLimits::default()) {
         Ok(decoded) => decoded.image,
@@ -465,6 +538,7 @@ fn full(
         timings: trace.timings,
         quad: trace.quad,
         outline_error: matched.map(|m| m.error),
+        sharpness: trace.sharpness,
     })
 }
 
@@ -495,6 +569,30 @@ fn print_misread_fields(record: &TruthRecord, outcome: &Outcome) {
             );
         }
     }
+}
+
+/// One document as `--documents` writes it.
+#[derive(Serialize)]
+struct DocumentLine<'a> {
+    file: &'a str,
+    group: &'a str,
+    font: Option<&'a str>,
+    capture: &'a crate::synth::capture::CaptureParams,
+    /// The card's true width in the image, and the width of the outline read.
+    card_width_px: f32,
+    found_width_px: Option<f32>,
+    sharpness: Option<f32>,
+    error: Option<&'a str>,
+    /// Every printed field, by key.
+    fields: BTreeMap<&'a str, FieldRead>,
+}
+
+/// How one printed field was read: its confidence (absent when the document was
+/// refused) and whether the text is exact.
+#[derive(Serialize)]
+struct FieldRead {
+    confidence: Option<f32>,
+    exact: bool,
 }
 
 fn percentiles(mut values: Vec<f64>) -> Percentiles {
@@ -587,6 +685,11 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
     let mut tallies: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
     let mut field_tallies: BTreeMap<(String, String), FieldTally> = BTreeMap::new();
     let mut band_tallies: BTreeMap<(String, usize, bool), BandTally> = BTreeMap::new();
+    let mut legible_tallies: BTreeMap<String, BandTally> = BTreeMap::new();
+    let mut documents = match &args.documents {
+        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+        None => None,
+    };
     let mut font_tallies: BTreeMap<(String, String), FontTally> = BTreeMap::new();
     let mut stage_times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (record, outcome) in &outcomes {
@@ -600,15 +703,13 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
         t.0 += usize::from(outcome.kind_correct);
         t.1 += usize::from(outcome.located);
         t.3 += usize::from(outcome.flow_a_exact);
-        let band = band_tallies
-            .entry((
-                outcome.group.clone(),
-                WidthBand::of(Quad::from_xy(record.corners).width()),
-                record.capture.strongly_blurred(),
-            ))
-            .or_default();
-        band.count += 1;
-        band.classified += usize::from(outcome.kind_correct);
+        let card_width = Quad::from_xy(record.corners).width();
+        let mut doc = BandTally {
+            count: 1,
+            classified: usize::from(outcome.kind_correct),
+            ..BandTally::default()
+        };
+        let mut read_fields = BTreeMap::new();
         let mut font = record.font.as_ref().map(|family| {
             let tally = font_tallies
                 .entry((outcome.group.clone(), family.clone()))
@@ -639,10 +740,19 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                 f.cer += cer;
                 f.confident += usize::from(confident);
                 f.confident_exact += usize::from(confident && exact);
+                doc.confident += usize::from(confident);
+                doc.confident_exact += usize::from(confident && exact);
                 if key == NATIONAL_ID {
-                    band.national_ids += 1;
-                    band.national_ids_exact += usize::from(exact);
+                    doc.national_ids += 1;
+                    doc.national_ids_exact += usize::from(exact);
                 }
+                read_fields.insert(
+                    key.as_str(),
+                    FieldRead {
+                        confidence: outcome.confidence.get(key).copied(),
+                        exact,
+                    },
+                );
                 if let Some(font) = font.as_mut() {
                     let (printed, hits) = font.fields.entry(key.clone()).or_default();
                     *printed += 1;
@@ -650,7 +760,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                 }
             }
             t.2 += usize::from(all_exact);
-            band.all_exact += usize::from(all_exact);
+            doc.all_exact += usize::from(all_exact);
             if let Some(font) = font {
                 font.all_exact += usize::from(all_exact);
             }
@@ -660,6 +770,31 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                     *group.invented.entry(key.clone()).or_default() += 1;
                 }
             }
+        }
+        *band_tallies
+            .entry((
+                outcome.group.clone(),
+                WidthBand::of(card_width),
+                record.capture.strongly_blurred(),
+            ))
+            .or_default() += doc;
+        if card_width >= LEGIBLE_WIDTH {
+            *legible_tallies.entry(outcome.group.clone()).or_default() += doc;
+        }
+        if let Some(out) = documents.as_mut() {
+            let line = DocumentLine {
+                file: &record.file,
+                group: &outcome.group,
+                font: record.font.as_deref(),
+                capture: &record.capture,
+                card_width_px: card_width,
+                found_width_px: outcome.quad.map(|q| q.width()),
+                sharpness: outcome.sharpness,
+                error: outcome.error.as_deref(),
+                fields: read_fields,
+            };
+            serde_json::to_writer(&mut *out, &line)?;
+            std::io::Write::write_all(out, b"\n")?;
         }
         let mut total = 0.0;
         for (stage, d) in &outcome.timings {
@@ -697,18 +832,22 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
             );
         }
     }
+    if let Some(mut out) = documents {
+        std::io::Write::flush(&mut out)?;
+    }
     for ((group, band, strongly_blurred), tally) in band_tallies {
         if let Some(g) = groups.get_mut(&group) {
             g.by_card_width.push(WidthBand {
                 min_px: WIDTH_BANDS[band],
                 max_px: WIDTH_BANDS.get(band + 1).copied(),
                 strongly_blurred,
-                count: tally.count,
-                classification_accuracy: rate(tally.classified, tally.count),
-                national_id_exact: (tally.national_ids > 0)
-                    .then(|| rate(tally.national_ids_exact, tally.national_ids)),
-                all_fields_exact: rate(tally.all_exact, tally.count),
+                score: tally.score(),
             });
+        }
+    }
+    for (group, tally) in legible_tallies {
+        if let Some(g) = groups.get_mut(&group) {
+            g.legible = Some(tally.score());
         }
     }
     for ((group, family), tally) in font_tallies {
@@ -1026,14 +1165,10 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
                 None => format!(">= {} px", band.min_px),
             };
             let blur = if band.strongly_blurred { "blurred" } else { "" };
-            println!(
-                "  card {width:<12} {blur:<8} {:>4} docs: class {:>5.1} %, national_ID {}, all fields {:>5.1} %",
-                band.count,
-                100.0 * band.classification_accuracy,
-                band.national_id_exact
-                    .map_or("-".to_owned(), |r| format!("{:.1} %", 100.0 * r)),
-                100.0 * band.all_fields_exact,
-            );
+            println!("  card {width:<12} {blur:<8} {}", band.score);
+        }
+        if let Some(legible) = &group.legible {
+            println!("  legible (card >= {LEGIBLE_WIDTH} px) {legible}");
         }
         if !group.by_font.is_empty() {
             println!("  by font family (exact % of each field):");
@@ -1091,11 +1226,11 @@ mod tests {
 
     #[test]
     fn card_widths_fall_in_their_bands() {
-        let bands: Vec<usize> = [0.0, 299.9, 300.0, 499.0, 500.0, 699.9, 700.0, 4000.0]
+        let bands: Vec<usize> = [0.0, 299.9, 300.0, 399.0, 400.0, 599.9, 600.0, 800.0, 4000.0]
             .into_iter()
             .map(WidthBand::of)
             .collect();
-        assert_eq!(bands, [0, 0, 1, 1, 2, 2, 3, 3]);
+        assert_eq!(bands, [0, 0, 1, 1, 2, 2, 3, 4, 4]);
     }
 
     #[test]
@@ -1115,6 +1250,7 @@ mod tests {
             outline_tolerance: 0.02,
             line_finding: false,
             export_lines: Some(out.clone()),
+            documents: None,
         };
         export_lines(&args, &out).unwrap();
         let printed: Vec<(String, crate::layout::LineCategory)> = TruthRecord::read_all(&dir)
