@@ -1,7 +1,7 @@
 //! Egyptian name lemmas with their conventional Latin spelling, gender, religion and
 //! role: the 9,747 common and normal lemmas of egy-names (`names_egy.txt`, written by
 //! `scripts/name_list.py`), which make up 99.4 % of the name words of the 3.79 M
-//! Egyptian student records it counted. The reader checks its readings of names
+//! Egyptian student records it counted. The pipeline checks its readings of names
 //! against them ([`super::name_list`]) and spells in Latin the names the generator's
 //! tables lack ([`super::transliterate`]); the generator draws names from them
 //! beside its own tables.

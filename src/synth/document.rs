@@ -6,7 +6,7 @@ use crate::domain::DocumentKind;
 use crate::record::{FlowAFields, FlowBData};
 
 /// The content of one synthetic document before rendering: the text printed in every
-/// variable field and the output a perfect reader would return for it.
+/// variable field and the output a perfect pipeline would return for it.
 ///
 /// Field keys are the layout's field names (`layouts/<kind>.toml`). A key that is
 /// absent means the field is not printed on this card (for example `workplace` for a

@@ -14,7 +14,7 @@ pub use layers::{Kernels, Linear};
 use super::config::ModelConfig;
 use super::preprocess::ImageBatch;
 
-/// Encoder-decoder line reader.
+/// The encoder-decoder network that recognizes a line crop.
 #[derive(Debug, Clone)]
 pub struct LineModel {
     pub encoder: Encoder,

@@ -94,7 +94,7 @@ impl Spelling {
 }
 
 /// A house number: mostly small, skewed towards low numbers; now and then one with
-/// a repeated digit (`٢٢٧`, `٣٠٠`, `١١١١`), which a reader must not merge.
+/// a repeated digit (`٢٢٧`, `٣٠٠`, `١١١١`), which the recognizer must not merge.
 fn house_number(rng: &mut ChaCha8Rng) -> String {
     let n: u32 = match rng.random_range(0..20) {
         0..=10 => rng.random_range(1..=40),

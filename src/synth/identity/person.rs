@@ -136,7 +136,7 @@ fn pool(gender: Gender) -> &'static NamePool {
 
 /// Share of name-chain elements drawn from the full list of Egyptian name lemmas
 /// (egy-names, [`egyptian_names`]) rather than the generator's own tables: about
-/// 9,700 names instead of 575, so the reader meets in training the names real cards
+/// 9,700 names instead of 575, so the recognizer meets in training the names real cards
 /// print, not only the common ones.
 const FULL_LIST_SHARE: f64 = 0.4;
 

@@ -2,7 +2,7 @@
 //! from the full list of Egyptian name lemmas, ordinary Arabic words, strings of
 //! letters that give every letter form its share, addresses as printed (abbreviated
 //! or in full), numbers with repeated digits and digits set against letters. The
-//! documents' texts come from short lists and repeat; a reader trained on them alone
+//! documents' texts come from short lists and repeat; a recognizer trained on them alone
 //! learns the lists, and misreads a name or a street it has not seen.
 
 pub mod forms;
