@@ -24,7 +24,7 @@ use crate::pipeline::post::LOW_CONFIDENCE;
 use crate::pipeline::post::text::levenshtein;
 use crate::pipeline::rectify::rectify;
 use crate::pipeline::warp::{Homography, Point, Quad};
-use crate::pipeline::{CARD_WIDTH, PipelineOptions, regions};
+use crate::pipeline::{CARD_WIDTH, LEGIBLE_CARD_WIDTH, PipelineOptions, regions};
 use crate::progress::Progress;
 use crate::synth::dataset::{TruthLine, TruthRecord};
 use crate::synth::labels::{LabelsWriter, LineLabel, write_png};
@@ -186,10 +186,6 @@ const NATIONAL_ID: &str = "national_id";
 /// Lower bounds of the card-width bands reported, in pixels of the image.
 const WIDTH_BANDS: [u32; 5] = [0, 300, 400, 600, 800];
 
-/// A phone photo taken to be read shows the card at least this wide (pixels):
-/// the photos the legible targets are set for.
-const LEGIBLE_WIDTH: f32 = 600.0;
-
 /// The documents of a group whose card is `min_px` wide or more, and narrower
 /// than the next band's bound when there is one, either strongly blurred by the
 /// generator or not ([`crate::synth::capture::CaptureParams::strongly_blurred`]).
@@ -300,7 +296,7 @@ pub struct GroupReport {
     /// strongly blurred (bands without documents left out).
     pub by_card_width: Vec<WidthBand>,
     /// The same rates for the legible documents, whose card is at least
-    /// [`LEGIBLE_WIDTH`] wide in the image, blurred or not (absent when none is).
+    /// [`LEGIBLE_CARD_WIDTH`] wide in the image, blurred or not (absent when none is).
     pub legible: Option<BandScore>,
     /// The same rates by the font family the fields are printed in (documents whose
     /// folder does not say are left out).
@@ -778,7 +774,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                 record.capture.strongly_blurred(),
             ))
             .or_default() += doc;
-        if card_width >= LEGIBLE_WIDTH {
+        if card_width >= LEGIBLE_CARD_WIDTH {
             *legible_tallies.entry(outcome.group.clone()).or_default() += doc;
         }
         if let Some(out) = documents.as_mut() {
@@ -1168,7 +1164,7 @@ pub fn run(args: DocsArgs) -> anyhow::Result<()> {
             println!("  card {width:<12} {blur:<8} {}", band.score);
         }
         if let Some(legible) = &group.legible {
-            println!("  legible (card >= {LEGIBLE_WIDTH} px) {legible}");
+            println!("  legible (card >= {LEGIBLE_CARD_WIDTH} px) {legible}");
         }
         if !group.by_font.is_empty() {
             println!("  by font family (exact % of each field):");

@@ -20,7 +20,8 @@ mod shrink;
 pub mod warp;
 
 pub use engine::{
-    CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, SECOND_LOOK_BELOW, Trace, regions,
+    CARD_WIDTH, LEGIBLE_CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, SECOND_LOOK_BELOW,
+    Trace, regions,
 };
 pub use extraction::{ExtractError, Extraction, TOO_BLURRY_ADVICE, TOO_SMALL_ADVICE};
 pub use options::{BEAM_WIDTH, PipelineOptions};
