@@ -1,6 +1,7 @@
 //! `hawiya eval`: accuracy and latency of the recognizer and of the pipeline.
 
 pub mod docs;
+pub mod line_finding;
 pub mod lines;
 
 #[derive(Debug, clap::Args)]
