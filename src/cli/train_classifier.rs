@@ -24,6 +24,10 @@ pub struct TrainClassifierArgs {
     pub out: PathBuf,
     #[arg(long, default_value_t = 300)]
     pub epochs: usize,
+    /// Weight decay: the larger, the less sure the model is of cards unlike its
+    /// training documents (card faces it never saw).
+    #[arg(long, default_value_t = TrainConfig::default().l2)]
+    pub l2: f32,
 }
 
 /// Feature vectors of one document, on the upload's [`Overview`] as the pipeline
@@ -110,6 +114,7 @@ pub fn run(args: TrainClassifierArgs) -> anyhow::Result<()> {
     );
     let config = TrainConfig {
         epochs: args.epochs,
+        l2: args.l2,
         ..TrainConfig::default()
     };
     let model = classify::train(&samples, &config);
