@@ -23,7 +23,8 @@ const DOCUMENTS = {
   'residence-permit': 'residence permit',
 };
 
-// What a person can do about each refusal (docs/http.md lists the reasons).
+// What a person can do about each refusal (docs/http.md lists the reasons). The
+// messages of IMAGE_TOO_SMALL and IMAGE_TOO_BLURRY say it themselves.
 const ADVICE = {
   UNAUTHORIZED: 'Check the API key: the first `hawiya serve` prints one, `hawiya keys add` makes more.',
   INSUFFICIENT_CREDITS: 'This key has no credits left: use another key, or add one with `hawiya keys add --credits N`.',
@@ -34,9 +35,7 @@ const ADVICE = {
   UPLOAD_TIMEOUT: 'The upload was too slow: check the connection and try again.',
   CORRUPT_FILE: 'The file is damaged: save, scan or photograph the document again.',
   IMAGE_TOO_LARGE: 'The image has too many pixels: send it scaled down.',
-  IMAGE_TOO_SMALL: 'The document is too small in the picture: come closer so that the card fills most of the frame, or scan it at 300 dpi.',
   NO_DOCUMENT_FOUND: 'No document was found: lay the card flat on a plain background that contrasts with it, with all four corners in the picture.',
-  IMAGE_TOO_BLURRY: 'The picture is too blurred: hold the phone still, let it focus on the card, use more light, or scan the card.',
   WRONG_ID_TYPE: 'Choose the document type that matches the picture (the message says which document was found).',
   INVALID_ID_TYPE: 'Choose a document type from the list.',
   QUEUE_FULL: 'The server is busy: try again in a few seconds.',
