@@ -7,7 +7,7 @@
 #   scripts/train.sh                 # the full run (140 min budget)
 #   scripts/train.sh --minutes 90    # any `hawiya train` option passes through
 #   HAWIYA_FEATURES=cuda scripts/train.sh --device cuda --batch-size 256
-#                                    # on an NVIDIA GPU (about 100 ms a step of 256 on an H100;
+#                                    # on an NVIDIA GPU (about 110 ms a step of 256 on an H100;
 #                                    # all cores but two render crops, see --data-threads)
 #
 # About a third of the crops are the pipeline's own: documents rendered by the
