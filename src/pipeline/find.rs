@@ -104,7 +104,7 @@ fn elsewhere(
 }
 
 /// `image` with the card under `quad` (grown by [`MASK_GROWTH`] about its centre)
-/// painted in the paper's colour: the median of the image's border pixels.
+/// painted in the paper's colour ([`locate::surface_colour`]).
 fn masked(image: &RgbImage, quad: &Quad) -> RgbImage {
     let centre = quad.centroid();
     let grown = Quad {
@@ -115,7 +115,7 @@ fn masked(image: &RgbImage, quad: &Quad) -> RgbImage {
             )
         }),
     };
-    let paper = paper_colour(image);
+    let paper = Rgb(locate::surface_colour(image));
     let inside = grown.within(0.0);
     let [x0, y0, x1, y1] = grown.bounds();
     let clamp = |v: f32, end: u32| (v.max(0.0) as u32).min(end);
@@ -128,24 +128,6 @@ fn masked(image: &RgbImage, quad: &Quad) -> RgbImage {
         }
     }
     masked
-}
-
-/// Per channel, the median of the pixels along the image's four edges.
-fn paper_colour(image: &RgbImage) -> Rgb<u8> {
-    let (w, h) = image.dimensions();
-    let edge = (0..w)
-        .flat_map(|x| [(x, 0), (x, h - 1)])
-        .chain((0..h).flat_map(|y| [(0, y), (w - 1, y)]));
-    let mut channels: [Vec<u8>; 3] = Default::default();
-    for (x, y) in edge {
-        for (channel, value) in channels.iter_mut().zip(image.get_pixel(x, y).0) {
-            channel.push(value);
-        }
-    }
-    Rgb(channels.map(|mut values| {
-        values.sort_unstable();
-        values[values.len() / 2]
-    }))
 }
 
 #[cfg(test)]
@@ -167,7 +149,7 @@ mod tests {
 
         let masked = masked(&page, &card);
 
-        assert_eq!(paper_colour(&page), Rgb([250, 248, 240]));
+        assert_eq!(locate::surface_colour(&page), [250, 248, 240]);
         // The card and its edge, a few pixels past the outline, are paper now.
         for (x, y) in [(20, 20), (50, 40), (79, 59), (18, 40)] {
             assert_eq!(*masked.get_pixel(x, y), Rgb([250, 248, 240]), "({x}, {y})");

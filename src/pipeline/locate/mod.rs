@@ -32,6 +32,7 @@ mod three_sided;
 
 use gradient::GradientField;
 use quads::{best_quads, landscape, score_quad};
+pub(crate) use region::surface_colour;
 use region::surface_region;
 use sides::{fit_sides, refine};
 

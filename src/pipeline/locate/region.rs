@@ -144,6 +144,51 @@ fn is_scanner_noise(noise: i32) -> bool {
     noise <= SCANNER_SURFACE_NOISE
 }
 
+/// The colour of the surface a document lies on (a scanner's glass, paper, a
+/// table): per channel, the median of the image's border strips.
+pub(crate) fn surface_colour(image: &RgbImage) -> [u8; 3] {
+    median_colour(&border_strips(image).concat())
+}
+
+/// The image's top, bottom, left and right strips, [`BORDER_BAND`] of the short
+/// side deep (at least 2 pixels, at most the whole image).
+fn border_strips(image: &RgbImage) -> [Vec<[u8; 3]>; 4] {
+    let (width, height) = (image.width() as usize, image.height() as usize);
+    let band = ((width.min(height) as f32 * BORDER_BAND) as usize)
+        .max(2)
+        .min(width.min(height));
+    let pixel = |(x, y): (usize, usize)| image.get_pixel(x as u32, y as u32).0;
+    let rows = |ys: std::ops::Range<usize>| {
+        ys.flat_map(|y| (0..width).map(move |x| (x, y)))
+            .map(pixel)
+            .collect()
+    };
+    let columns = |xs: std::ops::Range<usize>| {
+        (0..height)
+            .flat_map(|y| xs.clone().map(move |x| (x, y)))
+            .map(pixel)
+            .collect()
+    };
+    [
+        rows(0..band),
+        rows(height - band..height),
+        columns(0..band),
+        columns(width - band..width),
+    ]
+}
+
+/// Per channel, the median of `pixels` (black when there are none).
+fn median_colour(pixels: &[[u8; 3]]) -> [u8; 3] {
+    [0, 1, 2].map(|c| {
+        let mut values: Vec<u8> = pixels.iter().map(|p| p[c]).collect();
+        if values.is_empty() {
+            return 0;
+        }
+        let mid = values.len() / 2;
+        *values.select_nth_unstable(mid).1
+    })
+}
+
 /// Each pixel's distance from the surface colour (largest channel difference).
 struct SurfaceDistance {
     width: usize,
@@ -154,7 +199,7 @@ struct SurfaceDistance {
 }
 
 impl SurfaceDistance {
-    /// The surface colour is the median of the border strips. Its spread is taken
+    /// The surface colour is [`surface_colour`]'s. Its spread is taken
     /// per strip (the 90th percentile of distances) and the second smallest of the
     /// four kept: a scanner lid's shadow or a card touching the border spoils one
     /// or two strips, not the surface.
@@ -163,32 +208,8 @@ impl SurfaceDistance {
         if width < 8 || height < 8 {
             return None;
         }
-        let band = ((width.min(height) as f32 * BORDER_BAND) as usize).max(2);
-        let pixel = |x: usize, y: usize| image.get_pixel(x as u32, y as u32).0;
-        let strips: [Vec<[u8; 3]>; 4] = [
-            (0..band)
-                .flat_map(|y| (0..width).map(move |x| (x, y)))
-                .map(|(x, y)| pixel(x, y))
-                .collect(),
-            (height - band..height)
-                .flat_map(|y| (0..width).map(move |x| (x, y)))
-                .map(|(x, y)| pixel(x, y))
-                .collect(),
-            (0..height)
-                .flat_map(|y| (0..band).map(move |x| (x, y)))
-                .map(|(x, y)| pixel(x, y))
-                .collect(),
-            (0..height)
-                .flat_map(|y| (width - band..width).map(move |x| (x, y)))
-                .map(|(x, y)| pixel(x, y))
-                .collect(),
-        ];
-        let border: Vec<[u8; 3]> = strips.concat();
-        let surface = [0, 1, 2].map(|c| {
-            let mut values: Vec<u8> = border.iter().map(|p| p[c]).collect();
-            let mid = values.len() / 2;
-            *values.select_nth_unstable(mid).1
-        });
+        let strips = border_strips(image);
+        let surface = median_colour(&strips.concat());
         let distance = |p: [u8; 3]| {
             (0..3)
                 .map(|c| (i32::from(p[c]) - i32::from(surface[c])).abs())
