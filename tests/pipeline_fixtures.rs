@@ -25,8 +25,9 @@ fn fixtures() -> PathBuf {
 }
 
 /// Whole-page scans (a National ID front alone, turned a quarter, in grey; its two
-/// sides one above the other, in a PDF) and a front on
-/// the held-out `mesh` face, which the classifier never trained on.
+/// sides one above the other, in a PDF, and in a JPEG where the locator also
+/// outlines the pair as one) and a front on the held-out `mesh` face, which the
+/// classifier never trained on.
 fn page_fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages")
 }

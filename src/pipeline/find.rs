@@ -32,6 +32,17 @@ const ROOM_FOR_ANOTHER: f32 = 0.4;
 /// leave no outline of their own.
 const MASK_GROWTH: f32 = 1.06;
 
+/// The shares of an outline's area that a card-shaped outline inside it may cover
+/// for the two to be taken for two cards outlined together (a card's two sides
+/// stacked on a page, each about half the pair), not for one document and what is
+/// printed on it (a photo box is a fifth of a card; a printed frame nearly all).
+const ONE_OF_TWO: std::ops::RangeInclusive<f32> = 0.3..=0.7;
+
+/// How far (a share) the aspect of two cards outlined together is from the card's:
+/// stacked ID-1 cards make 1.3 to 1.5 against the card's 1.59, while a panel printed
+/// on a card in the card's own shape is within a percent of it.
+const PAIR_ASPECT_DIFFERENCE: f32 = 0.04;
+
 /// Locates outline candidates on the upload's [`Overview`] and keeps the one the
 /// classifier picks for the request's `accepted` kinds ([`Classifier::pick`]);
 /// `None` when there is none. When that card is clearly another kind, the rest of
@@ -47,7 +58,7 @@ pub fn find_document(
     let overview = Overview::of(upload);
     let candidates = locate::candidates(overview.image(), config);
     lap("locate");
-    let mut found = pick(overview.image(), &candidates, classifier, accepted)?;
+    let mut found = pick(overview.image(), &candidates, config, classifier, accepted)?;
     if let Some(accepted) = accepted
         && !accepted.contains(&found.class.kind)
         && let Some(asked) = elsewhere(overview.image(), &found, config, classifier, accepted)
@@ -60,13 +71,33 @@ pub fn find_document(
     })
 }
 
-/// The classifier's pick among `candidates`, its outline upright, in `image`'s pixels.
+/// The classifier's pick among `candidates` but those that hold a card the
+/// classifier clearly sees as a kind not `accepted` ([`holds_a_card`]), its outline
+/// upright, in `image`'s pixels.
 fn pick(
     image: &RgbImage,
     candidates: &[locate::Located],
+    config: &LocateConfig,
     classifier: &Classifier,
     accepted: Option<&[DocumentKind]>,
 ) -> Option<Found> {
+    // Two cards outlined together are no document: the cards are among the others.
+    let other_kind: Vec<locate::Located> = match accepted {
+        Some(accepted) => candidates
+            .iter()
+            .filter(|c| {
+                let seen = classifier.classify(image, &c.quad);
+                !accepted.contains(&seen.kind) && seen.confidence >= CLEARLY_SEEN
+            })
+            .copied()
+            .collect(),
+        None => Vec::new(),
+    };
+    let candidates: Vec<locate::Located> = candidates
+        .iter()
+        .filter(|c| !holds_a_card(&c.quad, &other_kind, config))
+        .copied()
+        .collect();
     let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
     let (chosen, class) = classifier.pick(image, &quads, accepted)?;
     let located = candidates[chosen];
@@ -74,6 +105,20 @@ fn pick(
         quad: class.upright(located.quad),
         method: located.method,
         class,
+    })
+}
+
+/// Whether `outer` encloses (give or take 5 % of its width) another of the
+/// `candidates` of a document's shape, not `outer`'s, that covers [`ONE_OF_TWO`] of it.
+fn holds_a_card(outer: &Quad, candidates: &[locate::Located], config: &LocateConfig) -> bool {
+    let aspect = |q: &Quad| q.aspect().max(1.0 / q.aspect().max(1e-3));
+    let area = outer.area();
+    candidates.iter().any(|inner| {
+        let share = inner.quad.area() / area.max(1.0);
+        ONE_OF_TWO.contains(&share)
+            && config.is_document_aspect(inner.quad.aspect(), 0.06)
+            && (aspect(outer) / aspect(&inner.quad) - 1.0).abs() > PAIR_ASPECT_DIFFERENCE
+            && outer.encloses(&inner.quad, 0.05 * outer.width())
     })
 }
 
@@ -97,7 +142,7 @@ fn elsewhere(
     }
     let masked = masked(image, &other.quad);
     let candidates = locate::candidates(&masked, config);
-    let found = pick(&masked, &candidates, classifier, Some(accepted))?;
+    let found = pick(&masked, &candidates, config, classifier, Some(accepted))?;
     let seen = classifier.classify(&masked, &found.quad);
     let beside = !found.quad.within(0.0)(other.quad.centroid());
     (beside && accepted.contains(&seen.kind) && seen.confidence >= CLEARLY_SEEN).then_some(found)
@@ -133,6 +178,35 @@ fn masked(image: &RgbImage, quad: &Quad) -> RgbImage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn outline(x: f32, y: f32, width: f32, height: f32) -> locate::Located {
+        locate::Located {
+            quad: Quad::from_xy([
+                [x, y],
+                [x + width, y],
+                [x + width, y + height],
+                [x, y + height],
+            ]),
+            method: LocateMethod::Edges,
+            score: 1.0,
+        }
+    }
+
+    #[test]
+    fn an_outline_around_two_stacked_cards_holds_a_card_and_a_card_with_a_panel_does_not() {
+        let config = LocateConfig::default();
+        // A card's two sides one above the other (86 x 54 each, 8 apart), their
+        // pair outlined as one, and the upper card alone.
+        let pair = outline(10.0, 10.0, 86.0, 116.0);
+        let upper = outline(10.0, 10.0, 86.0, 54.0);
+        assert!(holds_a_card(&pair.quad, &[upper, pair], &config));
+        assert!(!holds_a_card(&upper.quad, &[upper, pair], &config));
+        // A card and a panel printed on it in the card's own shape, or its photo.
+        let card = outline(0.0, 0.0, 160.0, 101.0);
+        let panel = outline(20.0, 15.0, 120.0, 76.0);
+        let photo = outline(10.0, 30.0, 40.0, 50.0);
+        assert!(!holds_a_card(&card.quad, &[card, panel, photo], &config));
+    }
 
     #[test]
     fn a_masked_card_takes_the_papers_colour_and_the_rest_of_the_page_is_unchanged() {

@@ -72,6 +72,17 @@ impl Default for LocateConfig {
     }
 }
 
+impl LocateConfig {
+    /// Whether a shape of this `aspect` (either way round) is a document's, within
+    /// `tolerance` (a share of the document's aspect).
+    pub fn is_document_aspect(&self, aspect: f32, tolerance: f32) -> bool {
+        let aspect = aspect.max(1.0 / aspect.max(1e-3));
+        self.document_aspects
+            .iter()
+            .any(|&a| (aspect / a - 1.0).abs() <= tolerance)
+    }
+}
+
 /// Largest share of a page-shaped image an outline taken for a document lying on
 /// the page covers: an ID card covers 7.4 % of an A4 page and 7.7 % of a Letter
 /// page, a passport's data page 17.6 and 18.2 %.
@@ -176,23 +187,15 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     // An image cropped to the card shows no outline, only the card's inner
     // rectangles; it is recognised by its own shape. Photos' 4:3 and 3:2 frames
     // fall outside the tolerance.
-    let aspect = w.max(h) as f32 / w.min(h) as f32;
-    let card_shaped = config
-        .document_aspects
-        .iter()
-        .any(|&a| (aspect / a - 1.0).abs() <= 0.045);
+    let card_shaped = config.is_document_aspect(w as f32 / h as f32, 0.045);
     let inner = |quad: &Quad| quad.area() / (sw * sh) as f32 <= config.inner_area_fraction;
     // But an A4 page has a passport page's shape too: on a whole page scanned, the
     // document is a small, well backed outline of a document's own shape, smaller
     // than a passport page's share of a page.
     let card_on_page = |quad: &Quad, score: f32| {
-        let aspect = quad.aspect().max(1.0 / quad.aspect().max(1e-3));
         score >= config.min_score
             && quad.area() / (sw * sh) as f32 <= CARD_ON_PAGE_AREA
-            && config
-                .document_aspects
-                .iter()
-                .any(|&a| (aspect / a - 1.0).abs() <= 0.06)
+            && config.is_document_aspect(quad.aspect(), 0.06)
     };
     let mut located: Vec<Located> = found
         .into_iter()
