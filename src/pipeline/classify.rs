@@ -238,16 +238,13 @@ impl Classifier {
     /// The locator's first, unless the request's `accepted` kinds are likelier
     /// than [`ACCEPTED_PICK`] on another while not on it (then the one they are
     /// likeliest on): of a National ID's two sides on one page, the side asked for.
+    /// `probabilities` holds each candidate's, as [`probabilities`](Self::probabilities)
+    /// gives them.
     pub fn pick(
         &self,
-        image: &RgbImage,
-        quads: &[Quad],
+        probabilities: &[Vec<f32>],
         accepted: Option<&[DocumentKind]>,
     ) -> Option<(usize, Classification)> {
-        let probabilities: Vec<Vec<f32>> = quads
-            .iter()
-            .map(|quad| self.probabilities(&features(image, quad)))
-            .collect();
         let asked =
             |p: &[f32]| accepted.map_or(0.0, |accepted| self.best(p, |k| accepted.contains(&k)).1);
         let first = probabilities.first()?;
@@ -283,7 +280,8 @@ impl Classifier {
         self.given(&self.probabilities(features), accepted)
     }
 
-    fn given(&self, p: &[f32], accepted: Option<&[DocumentKind]>) -> Classification {
+    /// The decision on a candidate's `probabilities` ([`decide_given`](Self::decide_given)).
+    pub fn given(&self, p: &[f32], accepted: Option<&[DocumentKind]>) -> Classification {
         let (mut class, mut confidence) = self.best(p, |_| true);
         if let Some(accepted) = accepted
             && !accepted.contains(&class.kind)

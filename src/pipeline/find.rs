@@ -6,7 +6,7 @@
 
 use image::{Rgb, RgbImage};
 
-use super::classify::{CLEARLY_SEEN, Classification, Classifier};
+use super::classify::{CLEARLY_SEEN, Classification, Classifier, features};
 use super::locate::{self, LocateConfig, LocateMethod};
 use super::overview::Overview;
 use super::warp::{Point, Quad};
@@ -81,26 +81,29 @@ fn pick(
     classifier: &Classifier,
     accepted: Option<&[DocumentKind]>,
 ) -> Option<Found> {
+    let probabilities: Vec<Vec<f32>> = candidates
+        .iter()
+        .map(|c| classifier.probabilities(&features(image, &c.quad)))
+        .collect();
     // Two cards outlined together are no document: the cards are among the others.
-    let other_kind: Vec<locate::Located> = match accepted {
-        Some(accepted) => candidates
-            .iter()
-            .filter(|c| {
-                let seen = classifier.classify(image, &c.quad);
+    let other_kind: Vec<Quad> = candidates
+        .iter()
+        .zip(&probabilities)
+        .filter(|(_, p)| {
+            accepted.is_some_and(|accepted| {
+                let seen = classifier.given(p, None);
                 !accepted.contains(&seen.kind) && seen.confidence >= CLEARLY_SEEN
             })
-            .copied()
-            .collect(),
-        None => Vec::new(),
-    };
-    let candidates: Vec<locate::Located> = candidates
-        .iter()
-        .filter(|c| !holds_a_card(&c.quad, &other_kind, config))
-        .copied()
+        })
+        .map(|(c, _)| c.quad)
         .collect();
-    let quads: Vec<Quad> = candidates.iter().map(|c| c.quad).collect();
-    let (chosen, class) = classifier.pick(image, &quads, accepted)?;
-    let located = candidates[chosen];
+    let (kept, probabilities): (Vec<&locate::Located>, Vec<Vec<f32>>) = candidates
+        .iter()
+        .zip(probabilities)
+        .filter(|(c, _)| !holds_a_card(&c.quad, &other_kind, config))
+        .unzip();
+    let (chosen, class) = classifier.pick(&probabilities, accepted)?;
+    let located = kept[chosen];
     Some(Found {
         quad: class.upright(located.quad),
         method: located.method,
@@ -108,17 +111,17 @@ fn pick(
     })
 }
 
-/// Whether `outer` encloses (give or take 5 % of its width) another of the
-/// `candidates` of a document's shape, not `outer`'s, that covers [`ONE_OF_TWO`] of it.
-fn holds_a_card(outer: &Quad, candidates: &[locate::Located], config: &LocateConfig) -> bool {
+/// Whether `outer` encloses (give or take 5 % of its width) one of `cards` of a
+/// document's shape, not `outer`'s, that covers [`ONE_OF_TWO`] of it.
+fn holds_a_card(outer: &Quad, cards: &[Quad], config: &LocateConfig) -> bool {
     let aspect = |q: &Quad| q.aspect().max(1.0 / q.aspect().max(1e-3));
     let area = outer.area();
-    candidates.iter().any(|inner| {
-        let share = inner.quad.area() / area.max(1.0);
+    cards.iter().any(|inner| {
+        let share = inner.area() / area.max(1.0);
         ONE_OF_TWO.contains(&share)
-            && config.is_document_aspect(inner.quad.aspect(), 0.06)
-            && (aspect(outer) / aspect(&inner.quad) - 1.0).abs() > PAIR_ASPECT_DIFFERENCE
-            && outer.encloses(&inner.quad, 0.05 * outer.width())
+            && config.is_document_aspect(inner.aspect(), 0.06)
+            && (aspect(outer) / aspect(inner) - 1.0).abs() > PAIR_ASPECT_DIFFERENCE
+            && outer.encloses(inner, 0.05 * outer.width())
     })
 }
 
@@ -179,17 +182,13 @@ fn masked(image: &RgbImage, quad: &Quad) -> RgbImage {
 mod tests {
     use super::*;
 
-    fn outline(x: f32, y: f32, width: f32, height: f32) -> locate::Located {
-        locate::Located {
-            quad: Quad::from_xy([
-                [x, y],
-                [x + width, y],
-                [x + width, y + height],
-                [x, y + height],
-            ]),
-            method: LocateMethod::Edges,
-            score: 1.0,
-        }
+    fn outline(x: f32, y: f32, width: f32, height: f32) -> Quad {
+        Quad::from_xy([
+            [x, y],
+            [x + width, y],
+            [x + width, y + height],
+            [x, y + height],
+        ])
     }
 
     #[test]
@@ -199,13 +198,13 @@ mod tests {
         // pair outlined as one, and the upper card alone.
         let pair = outline(10.0, 10.0, 86.0, 116.0);
         let upper = outline(10.0, 10.0, 86.0, 54.0);
-        assert!(holds_a_card(&pair.quad, &[upper, pair], &config));
-        assert!(!holds_a_card(&upper.quad, &[upper, pair], &config));
+        assert!(holds_a_card(&pair, &[upper, pair], &config));
+        assert!(!holds_a_card(&upper, &[upper, pair], &config));
         // A card and a panel printed on it in the card's own shape, or its photo.
         let card = outline(0.0, 0.0, 160.0, 101.0);
         let panel = outline(20.0, 15.0, 120.0, 76.0);
         let photo = outline(10.0, 30.0, 40.0, 50.0);
-        assert!(!holds_a_card(&card.quad, &[card, panel, photo], &config));
+        assert!(!holds_a_card(&card, &[card, panel, photo], &config));
     }
 
     #[test]
