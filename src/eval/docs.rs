@@ -24,7 +24,7 @@ use crate::pipeline::post::text::levenshtein;
 use crate::pipeline::warp::Quad;
 use crate::pipeline::{LEGIBLE_CARD_WIDTH, PipelineOptions};
 use crate::progress::Progress;
-use crate::synth::dataset::TruthRecord;
+use crate::synth::dataset::{OtherDocument, TruthRecord};
 use crate::synth::render::{FaceSet, FontSet, Inventory};
 
 #[derive(Debug, clap::Args)]
@@ -55,7 +55,9 @@ pub struct DocsArgs {
     /// kind), `own` (its own, and for a car licence both its sides: a valid
     /// document, never to be refused) or `other`
     /// (every kind but its own, and for a car licence but its other side, which
-    /// every request for a car licence accepts: to be refused as `WRONG_ID_TYPE`).
+    /// every request for a car licence accepts, and but any kind lying beside it on
+    /// the page, which such a request rightly reads: to be refused as
+    /// `WRONG_ID_TYPE`).
     #[arg(long, value_enum, default_value_t = Request::None)]
     pub request: Request,
     /// List every document that was misclassified, not located or failed, and
@@ -125,13 +127,19 @@ pub enum Request {
 }
 
 impl Request {
-    /// The kinds a document of `kind` is asked for; `None` for any.
-    fn accepted(self, kind: DocumentKind) -> Option<Vec<DocumentKind>> {
+    /// The kinds a document of `kind`, with `others` in its image, is asked for;
+    /// `None` for any.
+    fn accepted(self, kind: DocumentKind, others: &[OtherDocument]) -> Option<Vec<DocumentKind>> {
         let car_licence = |k: DocumentKind| {
             matches!(
                 k,
                 DocumentKind::CarLicenceFront | DocumentKind::CarLicenceBack
             )
+        };
+        // A kind in the image (the document's own, or its other side beside it on a
+        // page) is read when asked for, as is either side of a car licence shown.
+        let readable = |k: DocumentKind| {
+            k == kind || others.iter().any(|o| o.kind == k) || (car_licence(k) && car_licence(kind))
         };
         match self {
             Request::None => None,
@@ -144,7 +152,7 @@ impl Request {
             Request::Other => Some(
                 DocumentKind::ALL
                     .into_iter()
-                    .filter(|&k| k != kind && !(car_licence(k) && car_licence(kind)))
+                    .filter(|&k| !readable(k))
                     .collect(),
             ),
         }
@@ -459,7 +467,7 @@ fn geometry(
     };
     lap("decode", &mut timings);
     let truth = Quad::from_xy(record.corners_in(image.width(), image.height()));
-    let accepted = request.accepted(record.kind);
+    let accepted = request.accepted(record.kind, &record.others);
     let Some(found) = find_document(
         &image,
         &LocateConfig::default(),
@@ -500,7 +508,7 @@ fn full(
     tolerance: f32,
 ) -> anyhow::Result<Outcome> {
     let bytes = std::fs::read(dir.join(&record.file))?;
-    let accepted = request.accepted(record.kind);
+    let accepted = request.accepted(record.kind, &record.others);
     let (result, trace) = pipeline.run(&bytes, accepted.as_deref());
     let group = format!("{}/{}", record.kind, record.capture.mode());
     let kind_correct = trace.classification.is_some_and(|c| c.kind == record.kind);
@@ -985,6 +993,28 @@ mod tests {
              92.50 %, found and upright 90.00 %; asked for their own kind: refused 5.00 %, of \
              which WRONG_ID_TYPE 2.50 %"
         );
+    }
+
+    #[test]
+    fn another_kind_is_never_a_kind_lying_beside_the_document() {
+        let back = OtherDocument {
+            kind: DocumentKind::NidBack,
+            corners: [[0.0; 2]; 4],
+        };
+        let alone = Request::Other
+            .accepted(DocumentKind::NidFront, &[])
+            .unwrap();
+        let beside = Request::Other
+            .accepted(DocumentKind::NidFront, &[back])
+            .unwrap();
+        assert!(alone.contains(&DocumentKind::NidBack));
+        assert!(!beside.contains(&DocumentKind::NidBack));
+        assert!(!beside.contains(&DocumentKind::NidFront));
+        assert_eq!(beside.len(), alone.len() - 1);
+        let car = Request::Other
+            .accepted(DocumentKind::CarLicenceFront, &[])
+            .unwrap();
+        assert!(!car.contains(&DocumentKind::CarLicenceBack));
     }
 
     #[test]
