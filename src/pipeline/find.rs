@@ -43,6 +43,21 @@ const ONE_OF_TWO: std::ops::RangeInclusive<f32> = 0.3..=0.7;
 /// on a card in the card's own shape is within a percent of it.
 const PAIR_ASPECT_DIFFERENCE: f32 = 0.04;
 
+/// Largest share of a card's area that an outline inside it may cover to be taken
+/// for something printed on that card (its photo, a panel, its lower half outlined
+/// on its own), not for the card itself outlined more tightly.
+const PART_OF_A_CARD: f32 = 0.9;
+
+/// How close (a share) the aspect of a part covering a third of a card or more
+/// must be to the card's: a half of a card outlined on its own keeps about its
+/// shape (within 7 %), while one card of two outlined together (1.59 against the
+/// pair's 1.3 to 1.5) does not, and is no part of the pair.
+const PART_ASPECT_DIFFERENCE: f32 = 0.1;
+
+/// Share of the overview from which an outline is taken for the page or the whole
+/// upload, which holds whatever lies on it, rather than for a card.
+const WHOLE_PAGE: f32 = 0.9;
+
 /// Locates outline candidates on the upload's [`Overview`] and keeps the one the
 /// classifier picks for the request's `accepted` kinds ([`Classifier::pick`]);
 /// `None` when there is none. When that card is clearly another kind, the rest of
@@ -58,7 +73,7 @@ pub fn find_document(
     let overview = Overview::of(upload);
     let candidates = locate::candidates(overview.image(), config);
     lap("locate");
-    let mut found = pick(overview.image(), &candidates, config, classifier, accepted)?;
+    let (mut found, _) = pick(overview.image(), &candidates, config, classifier, accepted)?;
     if let Some(accepted) = accepted
         && !accepted.contains(&found.class.kind)
         && let Some(asked) = elsewhere(overview.image(), &found, config, classifier, accepted)
@@ -72,20 +87,22 @@ pub fn find_document(
 }
 
 /// The classifier's pick among `candidates` but those that hold a card the
-/// classifier clearly sees as a kind not `accepted` ([`holds_a_card`]), its outline
-/// upright, in `image`'s pixels.
+/// classifier clearly sees as a kind not `accepted` ([`holds_a_card`]) or lie on one
+/// ([`part_of_a_card`]; not on the page itself, [`WHOLE_PAGE`]), its outline upright, in `image`'s pixels, with the
+/// classifier's decision on it without the request's prior.
 fn pick(
     image: &RgbImage,
     candidates: &[locate::Located],
     config: &LocateConfig,
     classifier: &Classifier,
     accepted: Option<&[DocumentKind]>,
-) -> Option<Found> {
+) -> Option<(Found, Classification)> {
     let probabilities: Vec<Vec<f32>> = candidates
         .iter()
         .map(|c| classifier.probabilities(&features(image, &c.quad)))
         .collect();
-    // Two cards outlined together are no document: the cards are among the others.
+    // Two cards outlined together are no document, nor is something printed on a
+    // card: the cards are among the others.
     let other_kind: Vec<Quad> = candidates
         .iter()
         .zip(&probabilities)
@@ -97,31 +114,54 @@ fn pick(
         })
         .map(|(c, _)| c.quad)
         .collect();
+    let whole_page = WHOLE_PAGE * image.width() as f32 * image.height() as f32;
+    let cards: Vec<Quad> = other_kind
+        .iter()
+        .filter(|q| q.area() < whole_page && !holds_a_card(q, &other_kind, config))
+        .copied()
+        .collect();
     let (kept, probabilities): (Vec<&locate::Located>, Vec<Vec<f32>>) = candidates
         .iter()
         .zip(probabilities)
-        .filter(|(c, _)| !holds_a_card(&c.quad, &other_kind, config))
+        .filter(|(c, _)| {
+            !holds_a_card(&c.quad, &other_kind, config) && !part_of_a_card(&c.quad, &cards)
+        })
         .unzip();
     let (chosen, class) = classifier.pick(&probabilities, accepted)?;
     let located = kept[chosen];
-    Some(Found {
+    let found = Found {
         quad: class.upright(located.quad),
         method: located.method,
         class,
-    })
+    };
+    Some((found, classifier.given(&probabilities[chosen], None)))
 }
 
 /// Whether `outer` encloses (give or take 5 % of its width) one of `cards` of a
 /// document's shape, not `outer`'s, that covers [`ONE_OF_TWO`] of it.
 fn holds_a_card(outer: &Quad, cards: &[Quad], config: &LocateConfig) -> bool {
-    let aspect = |q: &Quad| q.aspect().max(1.0 / q.aspect().max(1e-3));
     let area = outer.area();
     cards.iter().any(|inner| {
         let share = inner.area() / area.max(1.0);
         ONE_OF_TWO.contains(&share)
             && config.is_document_aspect(inner.aspect(), 0.06)
-            && (aspect(outer) / aspect(inner) - 1.0).abs() > PAIR_ASPECT_DIFFERENCE
+            && (outer.elongation() / inner.elongation() - 1.0).abs() > PAIR_ASPECT_DIFFERENCE
             && outer.encloses(inner, 0.05 * outer.width())
+    })
+}
+
+/// Whether `inner` lies inside one of `cards` (give or take 5 % of its width),
+/// covering less than [`PART_OF_A_CARD`] of it, and in about its shape when a third
+/// of it or more ([`PART_ASPECT_DIFFERENCE`]): the photo or a panel of a card of
+/// the wrong kind, outlined on its own, is no document of the kind asked for.
+fn part_of_a_card(inner: &Quad, cards: &[Quad]) -> bool {
+    cards.iter().any(|card| {
+        let share = inner.area() / card.area().max(1.0);
+        let shaped_alike =
+            (card.elongation() / inner.elongation() - 1.0).abs() <= PART_ASPECT_DIFFERENCE;
+        share < PART_OF_A_CARD
+            && (share < *ONE_OF_TWO.start() || shaped_alike)
+            && card.encloses(inner, 0.05 * card.width())
     })
 }
 
@@ -145,8 +185,7 @@ fn elsewhere(
     }
     let masked = masked(image, &other.quad);
     let candidates = locate::candidates(&masked, config);
-    let found = pick(&masked, &candidates, config, classifier, Some(accepted))?;
-    let seen = classifier.classify(&masked, &found.quad);
+    let (found, seen) = pick(&masked, &candidates, config, classifier, Some(accepted))?;
     let beside = !found.quad.within(0.0)(other.quad.centroid());
     (beside && accepted.contains(&seen.kind) && seen.confidence >= CLEARLY_SEEN).then_some(found)
 }
@@ -205,6 +244,23 @@ mod tests {
         let panel = outline(20.0, 15.0, 120.0, 76.0);
         let photo = outline(10.0, 30.0, 40.0, 50.0);
         assert!(!holds_a_card(&card, &[card, panel, photo], &config));
+    }
+
+    #[test]
+    fn a_panel_or_box_outlined_inside_a_card_is_part_of_it_and_a_card_inside_a_pair_is_not() {
+        let card = outline(0.0, 0.0, 160.0, 101.0);
+        let panel = outline(10.0, 20.0, 110.0, 70.0);
+        let tighter = outline(2.0, 2.0, 156.0, 97.0);
+        let corner = outline(120.0, 70.0, 30.0, 20.0);
+        assert!(part_of_a_card(&panel, &[card]));
+        assert!(part_of_a_card(&corner, &[card]));
+        // The card itself, outlined more tightly, is not, nor is a box beside it.
+        assert!(!part_of_a_card(&tighter, &[card]));
+        assert!(!part_of_a_card(&outline(170.0, 0.0, 30.0, 20.0), &[card]));
+        // Nor is a card a part of the outline of its pair (another shape).
+        let pair = outline(10.0, 10.0, 86.0, 116.0);
+        let upper = outline(10.0, 10.0, 86.0, 54.0);
+        assert!(!part_of_a_card(&upper, &[pair]));
     }
 
     #[test]

@@ -82,6 +82,11 @@ impl Quad {
         self.width() / vertical.max(1e-6)
     }
 
+    /// The aspect either way round: the long sides over the short, at least 1.
+    pub fn elongation(&self) -> f32 {
+        elongation(self.aspect())
+    }
+
     /// Mean length of the top and bottom sides (the first side is the top).
     pub fn width(&self) -> f32 {
         let [a, b, c, d] = self.corners;
@@ -140,6 +145,11 @@ impl Quad {
                 .all(|&(a, b, scale)| cross(a, b, p) * scale >= -slack)
         }
     }
+}
+
+/// An `aspect` (width over height) either way round: at least 1.
+pub fn elongation(aspect: f32) -> f32 {
+    aspect.max(1.0 / aspect.max(1e-3))
 }
 
 /// A 3×3 projective transform, row-major, `h[8] == 1`.

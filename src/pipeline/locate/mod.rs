@@ -19,7 +19,7 @@
 use image::RgbImage;
 
 use super::shrink::area_average;
-use super::warp::{Point, Quad};
+use super::warp::{Point, Quad, elongation};
 
 mod gradient;
 mod lines;
@@ -76,7 +76,7 @@ impl LocateConfig {
     /// Whether a shape of this `aspect` (either way round) is a document's, within
     /// `tolerance` (a share of the document's aspect).
     pub fn is_document_aspect(&self, aspect: f32, tolerance: f32) -> bool {
-        let aspect = aspect.max(1.0 / aspect.max(1e-3));
+        let aspect = elongation(aspect);
         self.document_aspects
             .iter()
             .any(|&a| (aspect / a - 1.0).abs() <= tolerance)
