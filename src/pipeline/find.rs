@@ -87,9 +87,10 @@ pub fn find_document(
 }
 
 /// The classifier's pick among `candidates` but those that hold a card the
-/// classifier clearly sees as a kind not `accepted` ([`holds_a_card`]) or lie on one
-/// ([`part_of_a_card`]; not on the page itself, [`WHOLE_PAGE`]), its outline upright, in `image`'s pixels, with the
-/// classifier's decision on it without the request's prior.
+/// classifier clearly sees as a kind not `accepted` ([`holds_a_card`]), lie on one
+/// ([`part_of_a_card`]; not on the page itself, [`WHOLE_PAGE`]) or, less sure
+/// themselves, outline the same card ([`same_card`]), its outline upright, in
+/// `image`'s pixels, with the classifier's decision on it without the request's prior.
 fn pick(
     image: &RgbImage,
     candidates: &[locate::Located],
@@ -101,17 +102,22 @@ fn pick(
         .iter()
         .map(|c| classifier.probabilities(&features(image, &c.quad)))
         .collect();
-    // Two cards outlined together are no document, nor is something printed on a
-    // card: the cards are among the others.
-    let other_kind: Vec<Quad> = candidates
+    let clearly_other: Vec<bool> = probabilities
         .iter()
-        .zip(&probabilities)
-        .filter(|(_, p)| {
+        .map(|p| {
             accepted.is_some_and(|accepted| {
                 let seen = classifier.given(p, None);
                 !accepted.contains(&seen.kind) && seen.confidence >= CLEARLY_SEEN
             })
         })
+        .collect();
+    // Two cards outlined together are no document, nor is something printed on a
+    // card, nor a card of another kind seen less clearly: the cards are among the
+    // others.
+    let other_kind: Vec<Quad> = candidates
+        .iter()
+        .zip(&clearly_other)
+        .filter(|&(_, &other)| other)
         .map(|(c, _)| c.quad)
         .collect();
     let whole_page = WHOLE_PAGE * image.width() as f32 * image.height() as f32;
@@ -123,9 +129,13 @@ fn pick(
     let (kept, probabilities): (Vec<&locate::Located>, Vec<Vec<f32>>) = candidates
         .iter()
         .zip(probabilities)
-        .filter(|(c, _)| {
-            !holds_a_card(&c.quad, &other_kind, config) && !part_of_a_card(&c.quad, &cards)
+        .zip(&clearly_other)
+        .filter(|&((c, _), &other)| {
+            !holds_a_card(&c.quad, &other_kind, config)
+                && !part_of_a_card(&c.quad, &cards)
+                && (other || !same_card(&c.quad, &cards))
         })
+        .map(|(candidate, _)| candidate)
         .unzip();
     let (chosen, class) = classifier.pick(&probabilities, accepted)?;
     let located = kept[chosen];
@@ -162,6 +172,16 @@ fn part_of_a_card(inner: &Quad, cards: &[Quad]) -> bool {
         share < PART_OF_A_CARD
             && (share < *ONE_OF_TWO.start() || shaped_alike)
             && card.encloses(inner, 0.05 * card.width())
+    })
+}
+
+/// Whether `quad` and one of `cards` each lie inside the other, give or take 5 % of
+/// the card's width: two outlines of one card, which is the kind the classifier
+/// sees on the outline it is surer of.
+fn same_card(quad: &Quad, cards: &[Quad]) -> bool {
+    cards.iter().any(|card| {
+        let slack = 0.05 * card.width();
+        card.encloses(quad, slack) && quad.encloses(card, slack)
     })
 }
 
@@ -261,6 +281,15 @@ mod tests {
         let pair = outline(10.0, 10.0, 86.0, 116.0);
         let upper = outline(10.0, 10.0, 86.0, 54.0);
         assert!(!part_of_a_card(&upper, &[pair]));
+    }
+
+    #[test]
+    fn two_outlines_of_one_card_are_the_same_card_and_a_part_of_it_is_not() {
+        let card = outline(0.0, 0.0, 160.0, 101.0);
+        let again = outline(3.0, -2.0, 158.0, 104.0);
+        assert!(same_card(&again, &[card]));
+        assert!(!same_card(&outline(10.0, 20.0, 110.0, 70.0), &[card]));
+        assert!(!same_card(&outline(100.0, 0.0, 160.0, 101.0), &[card]));
     }
 
     #[test]
