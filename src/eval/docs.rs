@@ -54,10 +54,10 @@ pub struct DocsArgs {
     /// The kinds each document is asked for, as an `ID_type` asks: `none` (any
     /// kind), `own` (its own, and for a car licence both its sides: a valid
     /// document, never to be refused) or `other`
-    /// (every kind but its own, and for a car licence but its other side, which
-    /// every request for a car licence accepts, and but any kind lying beside it on
-    /// the page, which such a request rightly reads: to be refused as
-    /// `WRONG_ID_TYPE`).
+    /// (every kind not in the image: neither its own, nor a car licence's other
+    /// side, which every request for a car licence accepts, nor the other side
+    /// lying beside it on a page, which a request for it rightly reads: to be
+    /// refused as `WRONG_ID_TYPE`).
     #[arg(long, value_enum, default_value_t = Request::None)]
     pub request: Request,
     /// List every document that was misclassified, not located or failed, and

@@ -120,22 +120,25 @@ fn pick(
         .filter(|&(_, &other)| other)
         .map(|(c, _)| c.quad)
         .collect();
-    let whole_page = WHOLE_PAGE * image.width() as f32 * image.height() as f32;
-    let cards: Vec<Quad> = other_kind
+    let holds: Vec<bool> = candidates
         .iter()
-        .filter(|q| q.area() < whole_page && !holds_a_card(q, &other_kind, config))
-        .copied()
+        .map(|c| holds_a_card(&c.quad, &other_kind, config))
+        .collect();
+    let whole_page = WHOLE_PAGE * image.width() as f32 * image.height() as f32;
+    let cards: Vec<Quad> = (0..candidates.len())
+        .filter(|&i| clearly_other[i] && !holds[i] && candidates[i].quad.area() < whole_page)
+        .map(|i| candidates[i].quad)
         .collect();
     let (kept, probabilities): (Vec<&locate::Located>, Vec<Vec<f32>>) = candidates
         .iter()
         .zip(probabilities)
-        .zip(&clearly_other)
-        .filter(|&((c, _), &other)| {
-            !holds_a_card(&c.quad, &other_kind, config)
+        .enumerate()
+        .filter(|&(i, (c, _))| {
+            !holds[i]
                 && !part_of_a_card(&c.quad, &cards)
-                && (other || !same_card(&c.quad, &cards))
+                && (clearly_other[i] || !same_card(&c.quad, &cards))
         })
-        .map(|(candidate, _)| candidate)
+        .map(|(_, candidate)| candidate)
         .unzip();
     let (chosen, class) = classifier.pick(&probabilities, accepted)?;
     let located = kept[chosen];
