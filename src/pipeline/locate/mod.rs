@@ -34,7 +34,7 @@ use gradient::GradientField;
 use quads::{best_quads, landscape, score_quad};
 pub(crate) use region::surface_colour;
 use region::surface_region;
-use sides::{fit_sides, refine};
+use sides::{fit_sides, onto_faint_side, refine};
 
 /// Tuning of the locator; the defaults were chosen on generator output.
 #[derive(Debug, Clone)]
@@ -164,6 +164,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     // surface's colour even where its outline is too faint for the edge search.
     if let Some(region) = surface_region(&colour, config) {
         let refined = refine(&field, region.quad);
+        let refined = onto_faint_side(&field, refined, config).unwrap_or(refined);
         let score = score_quad(&field, &refined, config).unwrap_or(0.0);
         let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
         // First on a scanner (where a faint card loses the edge search to the
@@ -229,7 +230,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::sides::{grow, outward_polarity};
+    use super::sides::{grow, onto_faint_side, outward_polarity};
     use super::*;
     use crate::pipeline::warp::Homography;
     use image::Rgb;
@@ -555,5 +556,55 @@ pub(crate) mod tests {
         for corner in [0, 3] {
             assert_eq!(grown.corners[corner], on_barcode.corners[corner]);
         }
+    }
+
+    #[test]
+    fn a_side_on_a_header_bands_lower_edge_moves_out_onto_the_cards_faint_top() {
+        // A pale card (x 90 to 390, y 55 to 244: aspect 1.59) on a surface of 150.
+        // Its header band (y 55 to 95) is 164, a faint step from the surface
+        // (gradient 7, under the threshold of 10); its lower edge, onto the
+        // card's body of 200, is as crisp as the card's other edges.
+        let (left, right, top, bottom, band) = (90.0, 390.0, 55.0, 244.0, 95.0);
+        let field = field_of(480, 300, 10.0, |x, y| {
+            if !(top..bottom).contains(&y) || !(left..right).contains(&x) {
+                150.0
+            } else if y < band {
+                164.0
+            } else {
+                200.0
+            }
+        });
+        let on_band = Quad {
+            corners: [
+                Point::new(left, band),
+                Point::new(right, band),
+                Point::new(right, bottom),
+                Point::new(left, bottom),
+            ],
+        };
+        let config = LocateConfig::default();
+        // The faint top backs no side at the threshold: growing keeps the band.
+        assert_eq!(grow(&field, on_band, &config), on_band);
+        let grown = onto_faint_side(&field, on_band, &config).expect("the card's top");
+        for corner in [0, 1] {
+            let y = grown.corners[corner].y;
+            assert!(
+                (y - top).abs() <= 3.0,
+                "top side at {y}, card edge at {top}"
+            );
+        }
+        for corner in [2, 3] {
+            assert_eq!(grown.corners[corner], on_band.corners[corner]);
+        }
+        // An outline of a document's shape does not move onto a faint line.
+        let card = Quad {
+            corners: [
+                Point::new(left, top),
+                Point::new(right, top),
+                Point::new(right, bottom),
+                Point::new(left, bottom),
+            ],
+        };
+        assert_eq!(onto_faint_side(&field, card, &config), None);
     }
 }

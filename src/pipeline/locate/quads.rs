@@ -4,7 +4,7 @@
 use super::LocateConfig;
 use super::gradient::GradientField;
 use super::lines::{Line, angle_between, candidate_lines, parallel_pairs};
-use super::sides::{grow, refine};
+use super::sides::{grow, onto_faint_side, refine};
 use super::{printed_block, three_sided};
 use crate::pipeline::warp::{Point, Quad};
 
@@ -139,6 +139,8 @@ pub(super) fn best_quads(
                 Some(s) if grown != quad && s >= 0.8 * config.min_score => (grown, s),
                 _ => (quad, score),
             };
+            // Scored as found: the faint side would lower it.
+            let quad = onto_faint_side(field, quad, config).unwrap_or(quad);
             let refined = refine(field, quad);
             match score_quad(field, &refined, config) {
                 Some(refined_score) if refined_score >= score => (refined, refined_score),

@@ -241,6 +241,18 @@ pub(super) const GROW_SUPPORT: f32 = 0.4;
 /// that lies on print moves onto the card's edge.
 pub(super) const PRINTED_SIDE_ASPECT_SLACK: f32 = 0.05;
 
+/// How far (in log aspect ratio) from every document's an outline's shape must
+/// be for a side to move onto a faint edge: a card seen at an angle is rarely
+/// further than 0.07 from its own.
+pub(super) const FAINT_SIDE_SHAPE_ERROR: f32 = 0.07;
+
+/// The share of its shape's distance from a document's that moving a side onto a
+/// faint edge must leave at most.
+pub(super) const FAINT_SIDE_SHAPE_GAIN: f32 = 0.6;
+
+/// Support a faint edge (half the threshold) needs for a side to move onto it.
+pub(super) const FAINT_SIDE_SUPPORT: f32 = 0.6;
+
 /// Share of the edge threshold a card's edge beyond print needs: the search
 /// knows the edge's direction and polarity, and a blurred photo's card edge is
 /// spread over a few pixels (at 0.35 noise started to back lines; 0.5 measured
@@ -324,7 +336,7 @@ pub(super) fn outward_hits(
 pub(super) fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> Quad {
     let mut quad = quad;
     for i in 0..4 {
-        quad = grow_side(field, quad, i, None, config).unwrap_or(quad);
+        quad = grow_side(field, quad, i, Growth::Backed, config).unwrap_or(quad);
     }
     // Growing one side can leave another on print: that side's polarity is only
     // known once the outline's other sides have found the card's edges.
@@ -334,7 +346,7 @@ pub(super) fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> 
         let card_edges = others[0] != 0 && others.iter().all(|&p| p == others[0]);
         if card_edges
             && polarity[i] == -others[0]
-            && let Some(grown) = grow_side(field, quad, i, Some(others[0]), config)
+            && let Some(grown) = grow_side(field, quad, i, Growth::OffPrint(others[0]), config)
         {
             quad = grown;
             polarity = outward_polarity(field, &quad);
@@ -343,16 +355,45 @@ pub(super) fn grow(field: &GradientField, quad: Quad, config: &LocateConfig) -> 
     quad
 }
 
-/// Side `i` of `quad` moved outwards onto the outermost roughly parallel edge
-/// backed along enough of its length ([`grow`]). With `card_edge_polarity`
-/// the side lies on print: the edge must step that way (see
-/// [`outward_polarity`]) and the shape may get a little worse; without, the
-/// edge may step either way and the shape must get closer to a document's.
+/// `quad` with one side moved out onto a faint edge, when its shape is far from
+/// a document's ([`FAINT_SIDE_SHAPE_ERROR`]) and that brings it close: the side
+/// lies on a header band's lower edge, and the card's own edge beyond the band
+/// is pale on a pale surface, backed only at half the edge threshold. Of the
+/// four sides, the move leaving the shape closest to a document's.
+pub(super) fn onto_faint_side(
+    field: &GradientField,
+    quad: Quad,
+    config: &LocateConfig,
+) -> Option<Quad> {
+    if aspect_error(&quad, config) < FAINT_SIDE_SHAPE_ERROR {
+        return None;
+    }
+    (0..4)
+        .filter_map(|i| grow_side(field, quad, i, Growth::Faint, config))
+        .min_by(|a, b| aspect_error(a, config).total_cmp(&aspect_error(b, config)))
+}
+
+/// How a side may move outwards in [`grow_side`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Growth {
+    /// Onto the outermost roughly parallel edge backed along enough of its
+    /// length, of either polarity, when the shape gets closer to a document's.
+    Backed,
+    /// The side lies on print: onto the best backed edge stepping this way (see
+    /// [`outward_polarity`]), an edge of half the threshold counting; the shape
+    /// may get a little worse.
+    OffPrint(i8),
+    /// Onto the best backed edge of half the threshold when that makes a shape
+    /// far from a document's close to one ([`FAINT_SIDE_SHAPE_GAIN`]).
+    Faint,
+}
+
+/// Side `i` of `quad` moved outwards as `growth` allows ([`grow`]).
 pub(super) fn grow_side(
     field: &GradientField,
     quad: Quad,
     i: usize,
-    card_edge_polarity: Option<i8>,
+    growth: Growth,
     config: &LocateConfig,
 ) -> Option<Quad> {
     let c = quad.corners;
@@ -367,16 +408,18 @@ pub(super) fn grow_side(
     let reach = 0.3 * depth;
     let tilt = 0.05 * len;
     let before = aspect_error(&quad, config);
-    let max_aspect_error = match card_edge_polarity {
-        Some(_) => before + PRINTED_SIDE_ASPECT_SLACK,
-        None => before - 0.02,
+    let (max_aspect_error, min_support) = match growth {
+        Growth::Backed => (before - 0.02, GROW_SUPPORT),
+        Growth::OffPrint(_) => (before + PRINTED_SIDE_ASPECT_SLACK, GROW_SUPPORT),
+        Growth::Faint => (FAINT_SIDE_SHAPE_GAIN * before, FAINT_SIDE_SUPPORT),
     };
-    // Which placement wins: the outermost backed one, or on print the best
-    // backed one (outermost among equals), since a tilted line that crosses a
-    // faint edge is backed along part of its length further out.
-    let rank = |support: f32, shift: f32| match card_edge_polarity {
-        Some(_) => (support, shift),
-        None => (0.0, shift),
+    // Which placement wins: the outermost backed one, or off print and onto a
+    // faint edge the best backed one (outermost among equals), since a tilted
+    // line that crosses a faint edge is backed along part of its length further
+    // out.
+    let rank = |support: f32, shift: f32| match growth {
+        Growth::Backed => (0.0, shift),
+        Growth::OffPrint(_) | Growth::Faint => (support, shift),
     };
     let mut best: Option<((f32, f32), Quad)> = None;
     let mut da = 3.0;
@@ -388,16 +431,17 @@ pub(super) fn grow_side(
                 Point::new(b.x + outward.0 * db, b.y + outward.1 * db),
             );
             if let (Some(p), Some(q)) = (intersect_lines(prev, line), intersect_lines(line, next)) {
-                let support = match card_edge_polarity {
-                    Some(sense) => {
+                let support = match growth {
+                    Growth::Backed => side_support(field, p, q, field.threshold),
+                    Growth::OffPrint(sense) => {
                         let threshold = PRINTED_SIDE_EDGE * field.threshold;
                         let (brighter, darker) = outward_hits(field, p, q, outward, threshold);
                         if sense > 0 { brighter } else { darker }
                     }
-                    None => side_support(field, p, q, field.threshold),
+                    Growth::Faint => side_support(field, p, q, PRINTED_SIDE_EDGE * field.threshold),
                 };
                 let key = rank(support, (da + db) / 2.0);
-                if support >= GROW_SUPPORT && best.as_ref().is_none_or(|(k, _)| key > *k) {
+                if support >= min_support && best.as_ref().is_none_or(|(k, _)| key > *k) {
                     let mut corners = c;
                     corners[i] = p;
                     corners[(i + 1) % 4] = q;
