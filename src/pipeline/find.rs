@@ -157,8 +157,8 @@ fn holds_a_card(outer: &Quad, cards: &[Quad], config: &LocateConfig) -> bool {
     cards.iter().any(|inner| {
         let share = inner.area() / area.max(1.0);
         ONE_OF_TWO.contains(&share)
-            && config.is_document_aspect(inner.aspect(), 0.06)
-            && (outer.elongation() / inner.elongation() - 1.0).abs() > PAIR_ASPECT_DIFFERENCE
+            && config.is_card_shaped(inner)
+            && outer.shape_difference(inner) > PAIR_ASPECT_DIFFERENCE
             && outer.encloses(inner, 0.05 * outer.width())
     })
 }
@@ -170,8 +170,7 @@ fn holds_a_card(outer: &Quad, cards: &[Quad], config: &LocateConfig) -> bool {
 fn part_of_a_card(inner: &Quad, cards: &[Quad]) -> bool {
     cards.iter().any(|card| {
         let share = inner.area() / card.area().max(1.0);
-        let shaped_alike =
-            (card.elongation() / inner.elongation() - 1.0).abs() <= PART_ASPECT_DIFFERENCE;
+        let shaped_alike = card.shape_difference(inner) <= PART_ASPECT_DIFFERENCE;
         share < PART_OF_A_CARD
             && (share < *ONE_OF_TWO.start() || shaped_alike)
             && card.encloses(inner, 0.05 * card.width())

@@ -87,6 +87,12 @@ impl Quad {
         elongation(self.aspect())
     }
 
+    /// How far apart two outlines' shapes are: their elongations' ratio, less one,
+    /// either way.
+    pub fn shape_difference(&self, other: &Quad) -> f32 {
+        (self.elongation() / other.elongation() - 1.0).abs()
+    }
+
     /// Mean length of the top and bottom sides (the first side is the top).
     pub fn width(&self) -> f32 {
         let [a, b, c, d] = self.corners;

@@ -81,7 +81,18 @@ impl LocateConfig {
             .iter()
             .any(|&a| (aspect / a - 1.0).abs() <= tolerance)
     }
+
+    /// Whether `quad` has a document's shape, as a card lying flat on a page or a
+    /// scanner shows it ([`CARD_SHAPE_TOLERANCE`]).
+    pub fn is_card_shaped(&self, quad: &Quad) -> bool {
+        self.is_document_aspect(quad.aspect(), CARD_SHAPE_TOLERANCE)
+    }
 }
+
+/// How far (a share of its aspect) an outline's shape may be from a document's
+/// for it to be taken as a card lying flat: on a page or a scanner there is no
+/// perspective, only the outline's error.
+pub const CARD_SHAPE_TOLERANCE: f32 = 0.06;
 
 /// Largest share of a page-shaped image an outline taken for a document lying on
 /// the page covers: an ID card covers 7.4 % of an A4 page and 7.7 % of a Letter
@@ -196,7 +207,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let card_on_page = |quad: &Quad, score: f32| {
         score >= config.min_score
             && quad.area() / (sw * sh) as f32 <= CARD_ON_PAGE_AREA
-            && config.is_document_aspect(quad.aspect(), 0.06)
+            && config.is_card_shaped(quad)
     };
     let mut located: Vec<Located> = found
         .into_iter()
