@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use image::RgbImage;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -12,6 +13,7 @@ use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::locate::{self, LocateConfig};
 use crate::pipeline::overview::Overview;
 use crate::pipeline::warp::{Point, Quad};
+use crate::synth::capture::{Glare, Slope};
 use crate::synth::dataset::TruthRecord;
 
 #[derive(Debug, clap::Args)]
@@ -28,6 +30,9 @@ pub struct TrainClassifierArgs {
     /// training documents (card faces it never saw).
     #[arg(long, default_value_t = TrainConfig::default().l2)]
     pub l2: f32,
+    /// Also train on a relit copy of every sample (uneven light, glare, blur).
+    #[arg(long)]
+    pub relight: bool,
 }
 
 /// Feature vectors of one document, on the upload's [`Overview`] as the pipeline
@@ -37,6 +42,7 @@ fn document_samples(
     dir: &Path,
     record: &TruthRecord,
     seed: u64,
+    relight: bool,
 ) -> anyhow::Result<Vec<(Vec<f32>, usize)>> {
     let bytes = std::fs::read(dir.join(&record.file))?;
     let upload = decode::decode(&bytes, &DecodeLimits::default())
@@ -78,16 +84,37 @@ fn document_samples(
     }
     let mut samples = Vec::new();
     for quad in quads {
-        samples.push((
-            classify::features(image, &quad),
-            classify::class_index(record.kind, false),
-        ));
-        samples.push((
-            classify::features(image, &quad.turned(2)),
-            classify::class_index(record.kind, true),
-        ));
+        for (quad, upside_down) in [(quad, false), (quad.turned(2), true)] {
+            let card = classify::sample(image, &quad);
+            let label = classify::class_index(record.kind, upside_down);
+            samples.push((classify::features_of_card(&card), label));
+            if relight {
+                samples.push((classify::features_of_card(&relit(&card, &mut rng)), label));
+            }
+        }
     }
     Ok(samples)
+}
+
+/// `card` as a phone's light might leave it, as the photo capture lights a whole
+/// picture: brighter towards one side, with a glare spot six times in ten, and
+/// softened a little half the time.
+fn relit(card: &RgbImage, rng: &mut ChaCha8Rng) -> RgbImage {
+    let (w, h) = (card.width() as f32, card.height() as f32);
+    let slope = Slope::draw(rng);
+    let glare = Glare::draw(rng, |u, v| (u * w, v * h), w);
+    let mut out = card.clone();
+    for (x, y, p) in out.enumerate_pixels_mut() {
+        let light = slope.at(x as f32 / w - 0.5, y as f32 / h - 0.5);
+        let add = glare.map_or(0.0, |g| g.at(x as f32, y as f32));
+        for c in p.0.iter_mut() {
+            *c = (f32::from(*c) * light + add).clamp(0.0, 255.0) as u8;
+        }
+    }
+    if rng.random_bool(0.5) {
+        out = image::imageops::blur(&out, rng.random_range(0.3..1.0f32));
+    }
+    out
 }
 
 pub fn run(args: TrainClassifierArgs) -> anyhow::Result<()> {
@@ -101,7 +128,7 @@ pub fn run(args: TrainClassifierArgs) -> anyhow::Result<()> {
     let samples: Vec<(Vec<f32>, usize)> = jobs
         .par_iter()
         .enumerate()
-        .map(|(i, (dir, record))| document_samples(dir, record, i as u64))
+        .map(|(i, (dir, record))| document_samples(dir, record, i as u64, args.relight))
         .collect::<anyhow::Result<Vec<_>>>()?
         .into_iter()
         .flatten()

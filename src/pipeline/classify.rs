@@ -37,8 +37,12 @@ pub const FEATURES: usize =
 
 /// The card under `quad` as a feature vector (the quad's first side read as its top).
 pub fn features(image: &RgbImage, quad: &Quad) -> Vec<f32> {
-    let fine = warp_rgb(image, quad, GRID_W * SUPER, GRID_H * SUPER);
-    features_of_card(&fine)
+    features_of_card(&sample(image, quad))
+}
+
+/// The card under `quad` rectified at the resolution the features read.
+pub fn sample(image: &RgbImage, quad: &Quad) -> RgbImage {
+    warp_rgb(image, quad, GRID_W * SUPER, GRID_H * SUPER)
 }
 
 /// Features of an already rectified card image (any size, landscape).

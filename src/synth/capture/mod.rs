@@ -4,6 +4,7 @@
 //! printed line's position in the output image.
 
 mod geometry;
+mod light;
 mod page;
 mod pdf;
 mod photo;
@@ -15,6 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 pub use geometry::{Homography, inside_convex, polygon_area};
+pub use light::{Glare, Slope};
 pub use page::{Arrangement, PageParams, Paper};
 pub use pdf::{PdfParams, embedded_jpeg};
 pub use photo::PhotoParams;

@@ -7,6 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::geometry::{Homography, Shadow, composite_card};
+use super::light::{Glare, Slope};
 use super::surface::{Surface, ValueNoise, surface};
 use super::{CaptureParams, Captured};
 use crate::layout::Page;
@@ -148,35 +149,27 @@ pub fn capture(plan: &PhotoPlan, card: &RenderedCard, rng: &mut ChaCha8Rng) -> C
     );
 
     // Uneven light: a tilted gradient times a vignette, plus a colour cast.
-    let dark = uniform(rng, 0.55, 0.92);
-    let bright = uniform(rng, 0.95, 1.08);
-    let (gs, gc) = uniform(rng, 0.0, std::f32::consts::TAU).sin_cos();
+    let slope = Slope::draw(rng);
     let cast = [
         uniform(rng, 0.92, 1.06),
         uniform(rng, 0.95, 1.03),
         uniform(rng, 0.88, 1.05),
     ];
     let light_noise = ValueNoise::new(plan.width, plan.height, 300.0, rng);
-    let glare = rng.random_bool(0.6).then(|| {
-        let c = card_to_image.apply([
-            uniform(rng, 0.1, 0.9) as f64 * cw,
-            uniform(rng, 0.1, 0.9) as f64 * ch,
-        ]);
-        let radius = uniform(rng, 0.06, 0.22) * (scale * cw) as f32;
-        [c[0] as f32, c[1] as f32, radius, uniform(rng, 0.35, 0.9)]
-    });
+    let glare = Glare::draw(
+        rng,
+        |u, v| {
+            let c = card_to_image.apply([u as f64 * cw, v as f64 * ch]);
+            (c[0] as f32, c[1] as f32)
+        },
+        (scale * cw) as f32,
+    );
     let (wf, hf) = (plan.width as f32, plan.height as f32);
     for (x, y, p) in image.enumerate_pixels_mut() {
         let (fx, fy) = (x as f32 / wf - 0.5, y as f32 / hf - 0.5);
-        let t = (fx * gc + fy * gs + 0.7) / 1.4;
         let vignette = 1.0 - 0.35 * (fx * fx + fy * fy);
-        let light = (dark + (bright - dark) * t.clamp(0.0, 1.0)) * vignette
-            + 0.04 * light_noise.at(x as f32, y as f32);
-        let mut add = 0.0;
-        if let Some([gx, gy, r, s]) = glare {
-            let d2 = ((x as f32 - gx).powi(2) + (y as f32 - gy).powi(2)) / (r * r);
-            add = 255.0 * s * (-d2 * 2.0).exp();
-        }
+        let light = slope.at(fx, fy) * vignette + 0.04 * light_noise.at(x as f32, y as f32);
+        let add = glare.map_or(0.0, |g| g.at(x as f32, y as f32));
         for (v, k) in p.0.iter_mut().zip(cast) {
             *v = (*v as f32 * light * k + add).clamp(0.0, 255.0) as u8;
         }
@@ -208,8 +201,8 @@ pub fn capture(plan: &PhotoPlan, card: &RenderedCard, rng: &mut ChaCha8Rng) -> C
         surface: surface_kind,
         rotation_deg,
         perspective,
-        light_range: [dark, bright],
-        glare,
+        light_range: slope.range(),
+        glare: glare.map(|g| [g.x, g.y, g.radius, g.strength]),
         motion_blur_px,
         motion_blur_angle_deg: motion_blur_angle.to_degrees(),
         focus_blur_sigma,
