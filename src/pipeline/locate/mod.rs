@@ -499,6 +499,11 @@ pub(crate) mod tests {
         assert!(locate(&image, &LocateConfig::default()).is_none());
     }
 
+    /// The upright rectangle between `left` and `right`, `top` and `bottom`.
+    fn rect(left: f32, top: f32, right: f32, bottom: f32) -> Quad {
+        Quad::from_xy([[left, top], [right, top], [right, bottom], [left, bottom]])
+    }
+
     /// The central-difference gradient of a grey picture, with its edge threshold.
     fn field_of(
         width: usize,
@@ -546,14 +551,7 @@ pub(crate) mod tests {
                 200.0 - 50.0 * ((x - (right - 4.0)) / 8.0).clamp(0.0, 1.0)
             }
         });
-        let on_barcode = Quad {
-            corners: [
-                Point::new(left, top),
-                Point::new(378.0, top),
-                Point::new(378.0, bottom),
-                Point::new(left, bottom),
-            ],
-        };
+        let on_barcode = rect(left, top, 378.0, bottom);
         assert_eq!(outward_polarity(&field, &on_barcode), [-1, 1, -1, -1]);
         let grown = grow(&field, on_barcode, &LocateConfig::default());
         // On the soft edge; the full-resolution fit ([`fit_sides`]) sharpens it.
@@ -585,14 +583,7 @@ pub(crate) mod tests {
                 200.0
             }
         });
-        let on_band = Quad {
-            corners: [
-                Point::new(left, band),
-                Point::new(right, band),
-                Point::new(right, bottom),
-                Point::new(left, bottom),
-            ],
-        };
+        let on_band = rect(left, band, right, bottom);
         let config = LocateConfig::default();
         // The faint top backs no side at the threshold: growing keeps the band.
         assert_eq!(grow(&field, on_band, &config), on_band);
@@ -608,14 +599,7 @@ pub(crate) mod tests {
             assert_eq!(grown.corners[corner], on_band.corners[corner]);
         }
         // An outline of a document's shape does not move onto a faint line.
-        let card = Quad {
-            corners: [
-                Point::new(left, top),
-                Point::new(right, top),
-                Point::new(right, bottom),
-                Point::new(left, bottom),
-            ],
-        };
+        let card = rect(left, top, right, bottom);
         assert_eq!(onto_faint_side(&field, card, &config), None);
     }
 }
