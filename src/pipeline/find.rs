@@ -178,20 +178,14 @@ fn part_of_a_card(inner: &Quad, cards: &[Quad]) -> bool {
 }
 
 /// Whether `quad` and one of `cards` outline one card, which is the kind the
-/// classifier sees on the outline it is surer of: one lies inside the other (give
-/// or take 5 % of the card's width) and covers more of it than one card of two
-/// outlined together would ([`ONE_OF_TWO`]). A card's outline without its header
-/// band, or with a strip of the table beside it, is that card.
+/// classifier sees on the outline it is surer of: they share more of the larger's
+/// area than one card of two outlined together would ([`ONE_OF_TWO`]). A card's
+/// outline without its header band, with a strip of the table beside it, or with
+/// one side across it is that card.
 fn same_card(quad: &Quad, cards: &[Quad]) -> bool {
-    cards.iter().any(|card| {
-        let slack = 0.05 * card.width();
-        let (inner, outer) = if quad.area() <= card.area() {
-            (quad, card)
-        } else {
-            (card, quad)
-        };
-        inner.area() / outer.area().max(1.0) > *ONE_OF_TWO.end() && outer.encloses(inner, slack)
-    })
+    cards
+        .iter()
+        .any(|card| quad.overlap(card) > ONE_OF_TWO.end() * quad.area().max(card.area()))
 }
 
 /// A card of an `accepted` kind elsewhere on a page whose picked card, `other`, is
@@ -293,13 +287,16 @@ mod tests {
     }
 
     #[test]
-    fn outlines_of_one_card_loose_or_tight_are_the_same_card_and_a_part_of_it_is_not() {
+    fn outlines_of_one_card_loose_tight_or_askew_are_the_same_card_and_a_part_of_it_is_not() {
         let card = outline(0.0, 0.0, 160.0, 101.0);
         let again = outline(3.0, -2.0, 158.0, 104.0);
         assert!(same_card(&again, &[card]));
         // Without its header band (the top 15 %), or with a strip of the table.
         assert!(same_card(&outline(0.0, 15.0, 160.0, 86.0), &[card]));
         assert!(same_card(&outline(0.0, 0.0, 190.0, 112.0), &[card]));
+        // With its top side across it, from 15 above its corner to 15 below.
+        let across = Quad::from_xy([[0.0, -15.0], [160.0, 15.0], [160.0, 101.0], [0.0, 101.0]]);
+        assert!(same_card(&across, &[card]));
         assert!(!same_card(&outline(10.0, 20.0, 110.0, 70.0), &[card]));
         assert!(!same_card(&outline(100.0, 0.0, 160.0, 101.0), &[card]));
         // One card of two outlined together is not the pair.

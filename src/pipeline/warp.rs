@@ -118,11 +118,42 @@ impl Quad {
 
     /// Absolute area (shoelace formula).
     pub fn area(&self) -> f32 {
-        let c = &self.corners;
-        let twice: f32 = (0..4)
-            .map(|i| c[i].x * c[(i + 1) % 4].y - c[(i + 1) % 4].x * c[i].y)
-            .sum();
-        twice.abs() / 2.0
+        signed_area(&self.corners).abs()
+    }
+
+    /// The area this convex outline shares with another convex one: `other`
+    /// clipped by each of this outline's sides in turn (Sutherland-Hodgman).
+    pub fn overlap(&self, other: &Quad) -> f32 {
+        let c = self.corners;
+        // Which side of a side is inside, whichever way round the corners run.
+        let turn = signed_area(&c).signum();
+        let cross = |u: (f32, f32), v: (f32, f32)| u.0 * v.1 - u.1 * v.0;
+        let mut clipped: Vec<Point> = other.corners.to_vec();
+        for i in 0..4 {
+            let (a, b) = (c[i], c[(i + 1) % 4]);
+            let side = (b.x - a.x, b.y - a.y);
+            let inside = |p: Point| turn * cross(side, (p.x - a.x, p.y - a.y)) >= 0.0;
+            let crossing = |p: Point, q: Point| {
+                let d = (q.x - p.x, q.y - p.y);
+                let t = cross(side, (a.x - p.x, a.y - p.y)) / cross(side, d);
+                Point::new(p.x + t * d.0, p.y + t * d.1)
+            };
+            let mut next = Vec::with_capacity(clipped.len() + 1);
+            for (j, &p) in clipped.iter().enumerate() {
+                let q = clipped[(j + 1) % clipped.len()];
+                match (inside(p), inside(q)) {
+                    (true, true) => next.push(q),
+                    (true, false) => next.push(crossing(p, q)),
+                    (false, true) => next.extend([crossing(p, q), q]),
+                    (false, false) => {}
+                }
+            }
+            clipped = next;
+            if clipped.is_empty() {
+                return 0.0;
+            }
+        }
+        signed_area(&clipped).abs()
     }
 
     /// Whether every corner of `inner` lies inside this convex outline, or at most
@@ -151,6 +182,16 @@ impl Quad {
                 .all(|&(a, b, scale)| cross(a, b, p) * scale >= -slack)
         }
     }
+}
+
+/// Area enclosed by a polygon's corners (shoelace formula), positive when they run
+/// clockwise on screen (y down).
+fn signed_area(corners: &[Point]) -> f32 {
+    let n = corners.len();
+    let twice: f32 = (0..n)
+        .map(|i| corners[i].x * corners[(i + 1) % n].y - corners[(i + 1) % n].x * corners[i].y)
+        .sum();
+    twice / 2.0
 }
 
 /// An `aspect` (width over height) either way round: at least 1.
@@ -338,6 +379,35 @@ fn for_each_source_point(
 mod tests {
     use super::*;
     use image::{Luma, Rgb};
+
+    #[test]
+    fn two_outlines_share_the_area_they_both_cover_whichever_way_they_wind() {
+        let square = |x: f32, y: f32, side: f32| {
+            Quad::from_xy([[x, y], [x + side, y], [x + side, y + side], [x, y + side]])
+        };
+        let a = square(0.0, 0.0, 10.0);
+        let overlaps = |p: &Quad, q: &Quad, area: f32| {
+            for (p, q) in [(*p, *q), (*q, *p), (reversed(p), *q), (*p, reversed(q))] {
+                let got = p.overlap(&q);
+                assert!((got - area).abs() < 1e-3, "{got} for {area}: {p:?}, {q:?}");
+            }
+        };
+        overlaps(&a, &square(5.0, 0.0, 10.0), 50.0);
+        overlaps(&a, &square(5.0, 5.0, 10.0), 25.0);
+        overlaps(&a, &square(2.0, 2.0, 4.0), 16.0);
+        overlaps(&a, &a, 100.0);
+        overlaps(&a, &square(20.0, 0.0, 10.0), 0.0);
+        // A diamond on the square's corner: a quarter of it inside.
+        let diamond = Quad::from_xy([[10.0, 6.0], [14.0, 10.0], [10.0, 14.0], [6.0, 10.0]]);
+        overlaps(&a, &diamond, 8.0);
+    }
+
+    fn reversed(quad: &Quad) -> Quad {
+        let [a, b, c, d] = quad.corners;
+        Quad {
+            corners: [d, c, b, a],
+        }
+    }
 
     #[test]
     fn an_outline_encloses_what_lies_inside_it_whichever_way_it_winds() {
