@@ -504,6 +504,24 @@ pub(crate) mod tests {
         Quad::from_xy([[left, top], [right, top], [right, bottom], [left, bottom]])
     }
 
+    /// Asserts that of `from`'s corners only those of side `side` (0 the top, 1 the
+    /// right) moved in `grown`, onto the card's edge at `edge` (a y for a top or
+    /// bottom side, an x for a left or right one), give or take `tolerance`.
+    fn assert_only_side_moved(grown: &Quad, from: &Quad, side: usize, edge: f32, tolerance: f32) {
+        for corner in 0..4 {
+            let p = grown.corners[corner];
+            if corner == side || corner == (side + 1) % 4 {
+                let at = if side.is_multiple_of(2) { p.y } else { p.x };
+                assert!(
+                    (at - edge).abs() <= tolerance,
+                    "side {side} at {at}, card edge at {edge}"
+                );
+            } else {
+                assert_eq!(p, from.corners[corner], "corner {corner} moved");
+            }
+        }
+    }
+
     /// The central-difference gradient of a grey picture, with its edge threshold.
     fn field_of(
         width: usize,
@@ -555,16 +573,7 @@ pub(crate) mod tests {
         assert_eq!(outward_polarity(&field, &on_barcode), [-1, 1, -1, -1]);
         let grown = grow(&field, on_barcode, &LocateConfig::default());
         // On the soft edge; the full-resolution fit ([`fit_sides`]) sharpens it.
-        for corner in [1, 2] {
-            let x = grown.corners[corner].x;
-            assert!(
-                (x - right).abs() <= 5.0,
-                "right side at {x}, card edge at {right}"
-            );
-        }
-        for corner in [0, 3] {
-            assert_eq!(grown.corners[corner], on_barcode.corners[corner]);
-        }
+        assert_only_side_moved(&grown, &on_barcode, 1, right, 5.0);
     }
 
     #[test]
@@ -588,16 +597,7 @@ pub(crate) mod tests {
         // The faint top backs no side at the threshold: growing keeps the band.
         assert_eq!(grow(&field, on_band, &config), on_band);
         let grown = onto_faint_side(&field, on_band, &config).expect("the card's top");
-        for corner in [0, 1] {
-            let y = grown.corners[corner].y;
-            assert!(
-                (y - top).abs() <= 3.0,
-                "top side at {y}, card edge at {top}"
-            );
-        }
-        for corner in [2, 3] {
-            assert_eq!(grown.corners[corner], on_band.corners[corner]);
-        }
+        assert_only_side_moved(&grown, &on_band, 0, top, 3.0);
         // An outline of a document's shape does not move onto a faint line.
         let card = rect(left, top, right, bottom);
         assert_eq!(onto_faint_side(&field, card, &config), None);
