@@ -9,9 +9,11 @@
 //! ([`printed_block`]) gives way to one enclosing it. A second search ([`region`])
 //! takes the document as the region that stands out from a plain surface, which
 //! finds a pale card whose outline is too faint for the edges; on a scanner's
-//! surface it comes first. The winner's sides are refined against the gradient and
-//! fitted to the full-resolution edges ([`sides`], [`shadow`]), then scaled back to
-//! source pixels.
+//! surface it comes first. Where no region stands out whole, a pale card on a
+//! page is the outline around its print ([`printed_block::around_print`]). The
+//! winner's sides are refined against the gradient and fitted to the
+//! full-resolution edges ([`sides`], [`shadow`]), then scaled back to source
+//! pixels.
 //!
 //! Orientation is not decided here: the quad's long side is horizontal, and
 //! whether it is upside down is left to the classifier, which reads content.
@@ -111,7 +113,8 @@ const NOISY_FALLBACK_SCORE: f32 = 0.6;
 pub enum LocateMethod {
     /// Four edges found in the image.
     Edges,
-    /// The region that stands out from a plain surface ([`region`]).
+    /// The region that stands out from a plain surface ([`region`]), or the
+    /// card around the print that does.
     SurfaceRegion,
     /// No outline stood out, and the image itself has a document's shape: a
     /// scan or photo cropped to the card.
@@ -173,11 +176,11 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     }
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
-    if let Some(region) = surface_region(&colour, config) {
+    let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
+    let on_surface = if let Some(region) = surface_region(&colour, config) {
         let refined = refine(&field, region.quad);
         let refined = onto_faint_side(&field, refined, config).unwrap_or(refined);
         let score = score_quad(&field, &refined, config).unwrap_or(0.0);
-        let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
         // First on a scanner (where a faint card loses the edge search to the
         // holder's photo or the page), unless it is a block printed inside an
         // outline the edge search accepts on its own (a white card or a pale
@@ -193,7 +196,21 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
             || found.first().is_none_or(|best| {
                 score >= 0.3 && rank(&refined, score) >= 0.8 * rank(&best.0, best.1)
             });
-        let outline = (refined, score, LocateMethod::SurfaceRegion);
+        Some((refined, score, first))
+    } else {
+        // On a page where no region stands out whole, a pale card is the outline
+        // around its print; first unless the edge search found a better one.
+        region::print_block(&colour, config)
+            .and_then(|block| printed_block::around_print(&field, &block, config))
+            .map(|(quad, score)| {
+                let first = found
+                    .first()
+                    .is_none_or(|best| rank(&quad, score) >= rank(&best.0, best.1));
+                (quad, score, first)
+            })
+    };
+    if let Some((quad, score, first)) = on_surface {
+        let outline = (quad, score, LocateMethod::SurfaceRegion);
         found.insert(if first { 0 } else { found.len().min(1) }, outline);
     }
     // An image cropped to the card shows no outline, only the card's inner

@@ -1,14 +1,22 @@
-//! A block printed on the card taken for the card: on a pale card on a pale
-//! surface, the back's barcode (its bars' ends, one bar inside it, the card's
-//! edge below it) backs a quad better than the card's own faint edges do, in
-//! the document's aspect. Such a quad is dense with edges inside, where a card's
-//! face is mostly plain paper between lines of print; it gives way to the best
-//! outline that encloses it with its sides backed at a lower threshold.
+//! A pale card's outline around a block printed on it.
+//!
+//! On a pale card on a pale surface, the back's barcode (its bars' ends, one bar
+//! inside it, the card's edge below it) backs a quad better than the card's own
+//! faint edges do, in the document's aspect. Such a quad is dense with edges
+//! inside, where a card's face is mostly plain paper between lines of print; it
+//! gives way to the best outline that encloses it with its sides backed at a
+//! lower threshold ([`enclosing_card`]).
+//!
+//! On a page, a pale card may show no outline the edge search accepts at all;
+//! its print still stands out from the paper as one block, and the card is the
+//! outline around it ([`around_print`]).
+
+use std::ops::RangeInclusive;
 
 use super::LocateConfig;
 use super::gradient::GradientField;
 use super::lines::{angle_between, hough_lines_where, parallel_pairs};
-use super::quads::{quad_from_lines, score_quad_at};
+use super::quads::{Backing, quad_from_lines, score_quad_at};
 use super::three_sided::MIN_GROWTH;
 use crate::pipeline::warp::{Point, Quad};
 
@@ -26,6 +34,14 @@ const FAINT_EDGE: f32 = 0.5;
 /// two of the six tuning photos.
 const FAINT_OUTLINE_COST: f32 = 0.9;
 
+/// A card's area over its print's: the print of an ID card or a passport page
+/// leaves margins of a few percent of its width.
+const PRINT_MARGINS: RangeInclusive<f32> = 0.9..=1.6;
+
+/// How far a card's outline may run inside its block of print: a dark rim joins
+/// the print, and the block's outline then lies on it or just outside.
+const RIM_IN_PRINT: f32 = 3.0;
+
 /// Lines looked for outside the block, where the card's faint edges are.
 const LINES: usize = 24;
 
@@ -40,12 +56,71 @@ pub(super) fn enclosing_card(
     if edge_density(field, inner) < DENSE_EDGES {
         return None;
     }
-    let threshold = FAINT_EDGE * field.threshold;
-    let in_block = inner.within(0.0);
+    let enclosure = Enclosure {
+        backing: Backing::steps(FAINT_EDGE * field.threshold),
+        growth: MIN_GROWTH..=f32::INFINITY,
+        overlap: 0.0,
+    };
+    faint_outline_around(field, inner, config, &enclosure)
+}
+
+/// The card around `block`, the print of a pale card on a pale page
+/// ([`print_block`](super::region::print_block)), with its score: the block
+/// itself when the card's thin rim joined its print, or the best outline
+/// enclosing it by a card's margins, whichever ranks higher. Its sides are faint
+/// steps or thin lines: outside the print nothing else draws a line.
+pub(super) fn around_print(
+    field: &GradientField,
+    block: &Quad,
+    config: &LocateConfig,
+) -> Option<(Quad, f32)> {
+    let enclosure = Enclosure {
+        backing: Backing {
+            threshold: FAINT_EDGE * field.threshold,
+            thin_lines: true,
+        },
+        growth: PRINT_MARGINS,
+        overlap: RIM_IN_PRINT,
+    };
+    let itself = score_quad_at(field, block, config, enclosure.backing)
+        .filter(|&score| score >= config.min_score)
+        .map(|score| (*block, score));
+    let around = faint_outline_around(field, block, config, &enclosure);
+    let rank = |(quad, score): &(Quad, f32)| score * quad.area().sqrt();
+    [itself, around]
+        .into_iter()
+        .flatten()
+        .max_by(|a, b| rank(a).total_cmp(&rank(b)))
+}
+
+/// Where a card's outline may lie around a block it encloses.
+struct Enclosure {
+    /// What backs its sides.
+    backing: Backing,
+    /// Its area over the block's.
+    growth: RangeInclusive<f32>,
+    /// How far, in working pixels, inside the block's outline its sides may run.
+    overlap: f32,
+}
+
+/// The best outline (by the edge search's rank, `score · √area`) that encloses
+/// `inner` as `enclosure` says, built from the strongest lines outside it, with
+/// its score.
+fn faint_outline_around(
+    field: &GradientField,
+    inner: &Quad,
+    config: &LocateConfig,
+    enclosure: &Enclosure,
+) -> Option<(Quad, f32)> {
+    let Enclosure {
+        backing,
+        ref growth,
+        overlap,
+    } = *enclosure;
+    let in_block = inner.within(-overlap);
     let outside = |x: usize, y: usize| !in_block(Point::new(x as f32, y as f32));
-    let lines = hough_lines_where(field, LINES, threshold, outside);
+    let lines = hough_lines_where(field, LINES, backing.threshold, outside);
     let pairs = parallel_pairs(field, &lines);
-    let min_area = MIN_GROWTH * inner.area();
     let mut best: Option<(Quad, f32, f32)> = None;
     for (i, p) in pairs.iter().enumerate() {
         for q in &pairs[i + 1..] {
@@ -55,10 +130,11 @@ pub(super) fn enclosing_card(
             let Some(quad) = quad_from_lines(p, q) else {
                 continue;
             };
-            if quad.area() < min_area || !quad.encloses(inner, 1.0) {
+            let grown = quad.area() / inner.area().max(1.0);
+            if !growth.contains(&grown) || !quad.encloses(inner, 1.0 + overlap) {
                 continue;
             }
-            let Some(score) = score_quad_at(field, &quad, config, threshold) else {
+            let Some(score) = score_quad_at(field, &quad, config, backing) else {
                 continue;
             };
             let rank = score * quad.area().sqrt();
@@ -94,8 +170,11 @@ fn edge_density(field: &GradientField, quad: &Quad) -> f32 {
 mod tests {
     use image::Rgb;
 
-    use super::super::tests::{barcode_card_photo, corner_error};
+    use image::RgbImage;
+
+    use super::super::tests::{barcode_card_photo, corner_error, paste};
     use super::super::{LocateConfig, locate};
+    use crate::pipeline::warp::Point;
 
     /// A pale card on a surface a shade darker (12 levels): its outline is
     /// backed at half the edge threshold only, and the edge search's best quad
@@ -109,5 +188,45 @@ mod tests {
         let found = locate(&image, &LocateConfig::default()).expect("card found");
         let error = corner_error(&found.quad, &truth);
         assert!(error < 10.0, "corner error {error} px: {found:?}");
+    }
+
+    /// A card of the page's own colour with dark print, its top and left edges
+    /// a thin grey rim, its right and bottom a step of nine grey levels, on an
+    /// A4 page scanned at 150 dpi: no outline the edge search accepts, no region
+    /// standing out whole, only the print and the rim around it.
+    #[test]
+    fn a_pale_card_on_a_page_of_its_colour_is_found_around_its_print() {
+        let (width, height) = (506, 319);
+        let card = RgbImage::from_fn(width, height, |x, y| {
+            let (u, v) = (x as f32 / width as f32, y as f32 / height as f32);
+            let text = (0.35..0.95).contains(&u)
+                && [0.12, 0.3, 0.45, 0.6, 0.75, 0.9]
+                    .iter()
+                    .any(|&row| (v - row).abs() < 0.025)
+                && !((u * 40.0) as u32).is_multiple_of(4);
+            let photo = (0.05..0.3).contains(&u) && (0.1..0.7).contains(&v);
+            if x < 2 || y < 2 {
+                Rgb([170, 170, 170])
+            } else if text {
+                Rgb([40, 40, 40])
+            } else if photo {
+                Rgb([120, 110, 100])
+            } else {
+                Rgb([220, 220, 220])
+            }
+        });
+        let truth = [
+            Point::new(300.0, 400.0),
+            Point::new(806.0, 408.0),
+            Point::new(801.0, 727.0),
+            Point::new(295.0, 719.0),
+        ];
+        let page = paste(&card, 1240, 1754, truth, |x, y, _| {
+            let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 5) as u8;
+            Rgb([227 + noise, 227 + noise, 227 + noise])
+        });
+        let found = locate(&page, &LocateConfig::default()).expect("card found");
+        let error = corner_error(&found.quad, &truth);
+        assert!(error < 12.0, "corner error {error} px: {found:?}");
     }
 }

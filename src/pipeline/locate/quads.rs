@@ -164,7 +164,7 @@ pub(super) fn quad_from_lines(p: &(Line, Line), q: &(Line, Line)) -> Option<Quad
 /// Fraction of each side backed by an edge, combined with aspect and size
 /// priors; `None` for shapes that cannot be a document.
 pub(super) fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConfig) -> Option<f32> {
-    score_quad_at(field, quad, config, field.threshold)
+    score_quad_at(field, quad, config, Backing::steps(field.threshold))
 }
 
 /// [`score_quad`] with sides backed by gradients of at least `threshold`.
@@ -172,7 +172,7 @@ pub(super) fn score_quad_at(
     field: &GradientField,
     quad: &Quad,
     config: &LocateConfig,
-    threshold: f32,
+    backing: Backing,
 ) -> Option<f32> {
     score_shape(quad, field.width as f32, field.height as f32, config)?;
     let c = quad.corners;
@@ -185,7 +185,7 @@ pub(super) fn score_quad_at(
         }
     }
     let supports: Vec<f32> = (0..4)
-        .map(|i| side_score(field, c[i], c[(i + 1) % 4], threshold))
+        .map(|i| side_score(field, c[i], c[(i + 1) % 4], backing))
         .collect();
     let mean = supports.iter().sum::<f32>() / 4.0;
     let min = supports.iter().copied().fold(1.0, f32::min);
@@ -195,8 +195,8 @@ pub(super) fn score_quad_at(
 /// How well the side `a → b` is backed, judged by the mean and the worst of its
 /// thirds: a line that runs on past the card (a shadow, the scanner's lid) backs
 /// the middle of a side that is too long, not its ends.
-pub(super) fn side_score(field: &GradientField, a: Point, b: Point, threshold: f32) -> f32 {
-    let parts = side_support_parts::<3>(field, a, b, threshold);
+pub(super) fn side_score(field: &GradientField, a: Point, b: Point, backing: Backing) -> f32 {
+    let parts = side_support_parts::<3>(field, a, b, backing);
     let mean = parts.iter().sum::<f32>() / 3.0;
     let min = parts.iter().copied().fold(1.0, f32::min);
     0.5 * (mean + min)
@@ -212,10 +212,29 @@ pub(super) fn is_convex(quad: &Quad) -> bool {
     signs.iter().all(|&s| s > 0.0) || signs.iter().all(|&s| s < 0.0)
 }
 
+/// What backs an outline's side: gradients across it of at least `threshold`,
+/// of one sign all along (the step from the surface to the card), or, with
+/// `thin_lines`, of both signs a pixel apart too (a pale card's thin rim on a
+/// page, where the gradient field keeps whichever sign is stronger in a cell).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Backing {
+    pub threshold: f32,
+    pub thin_lines: bool,
+}
+
+impl Backing {
+    pub(super) fn steps(threshold: f32) -> Backing {
+        Backing {
+            threshold,
+            thin_lines: false,
+        }
+    }
+}
+
 /// Share of points along `a → b` (away from the corners, which are rounded on
 /// cards) with a strong gradient across the side, all of one polarity.
 pub(super) fn side_support(field: &GradientField, a: Point, b: Point, threshold: f32) -> f32 {
-    side_support_parts::<1>(field, a, b, threshold)[0]
+    side_support_parts::<1>(field, a, b, Backing::steps(threshold))[0]
 }
 
 /// [`side_support`] of each of `N` equal stretches of the side, the polarity
@@ -224,9 +243,9 @@ pub(super) fn side_support_parts<const N: usize>(
     field: &GradientField,
     a: Point,
     b: Point,
-    threshold: f32,
+    backing: Backing,
 ) -> [f32; N] {
-    let hits = side_hits::<N>(field, a, b, threshold);
+    let hits = side_hits::<N>(field, a, b, backing);
     let use_positive =
         hits.iter().map(|h| h.0).sum::<f32>() >= hits.iter().map(|h| h.1).sum::<f32>();
     hits.map(|(positive, negative)| if use_positive { positive } else { negative })
@@ -239,8 +258,9 @@ pub(super) fn side_hits<const N: usize>(
     field: &GradientField,
     a: Point,
     b: Point,
-    threshold: f32,
+    backing: Backing,
 ) -> [(f32, f32); N] {
+    let threshold = backing.threshold;
     let len = a.distance(b);
     if len < 4.0 {
         return [(0.0, 0.0); N];
@@ -254,18 +274,20 @@ pub(super) fn side_hits<const N: usize>(
         let t = 0.06 + 0.88 * (k as f32 + 0.5) / samples as f32;
         let (px, py) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
         total[part] += 1;
-        // Best normal gradient within ±1.5 px across the side.
-        let mut best = 0f32;
+        // The strongest normal gradient of each sign within ±1.5 px across the side.
+        let (mut rise, mut fall) = (0f32, 0f32);
         for off in [-1.5f32, -0.75, 0.0, 0.75, 1.5] {
             let (gx, gy) = field.at(px + nx * off, py + ny * off);
             let g = gx * nx + gy * ny;
-            if g.abs() > best.abs() {
-                best = g;
-            }
+            rise = rise.max(g);
+            fall = fall.min(g);
         }
-        if best >= threshold {
+        // A step backs one sign, its stronger; a thin line backs both.
+        let line = backing.thin_lines && rise >= threshold && fall <= -threshold;
+        if line || (rise >= threshold && rise >= -fall) {
             positive[part] += 1;
-        } else if best <= -threshold {
+        }
+        if line || (fall <= -threshold && -fall > rise) {
             negative[part] += 1;
         }
     }

@@ -139,6 +139,46 @@ fn document_quad(
     None
 }
 
+/// Gaps in the print up to twice this many working pixels are closed to join a
+/// card's print into one block. On the working copy of a page a card is about
+/// 140 pixels wide; at 8 the print of the pale cards on the tuning pages (seed
+/// 8302) joined, at 4 it stayed in pieces.
+const PRINT_JOIN: usize = 8;
+
+/// A block of print's hull over its largest inscribed quadrilateral: a card's
+/// print need not fill its corners (a header line shorter than the barcode).
+const PRINT_HULL_EXCESS: f32 = 1.25;
+
+/// On a plain surface where no region stands out whole (a pale card on pale
+/// paper, told from it only by its print), the block of print that is largest
+/// and has about a document's shape.
+pub(super) fn print_block(image: &RgbImage, config: &LocateConfig) -> Option<Quad> {
+    let surface = SurfaceDistance::of(image)?;
+    if !surface.is_scanners() {
+        return None;
+    }
+    let (w, h) = (surface.width as f32, surface.height as f32);
+    let joined = surface
+        .foreground(surface.threshold())
+        .closed_by(PRINT_JOIN);
+    for region in joined.regions() {
+        if (region.size as f32) < MIN_REGION_FRACTION * w * h {
+            break;
+        }
+        let hull = imageproc::geometry::convex_hull(region.boundary.clone());
+        let Some(quad) = largest_inscribed_quad(&hull) else {
+            continue;
+        };
+        if polygon_area(&hull) <= PRINT_HULL_EXCESS * quad.area()
+            && quad.area() >= config.min_area_fraction * w * h
+            && quad.elongation() <= config.max_aspect
+        {
+            return Some(quad);
+        }
+    }
+    None
+}
+
 /// Whether a surface this plain is a scanner's (see [`SCANNER_SURFACE_NOISE`]).
 fn is_scanner_noise(noise: i32) -> bool {
     noise <= SCANNER_SURFACE_NOISE
@@ -271,18 +311,29 @@ impl Foreground {
 
     /// Dilated by one pixel (3x3), joining the speckles of a pale card's print.
     fn grown(&self) -> Foreground {
+        self.grown_by(1)
+    }
+
+    /// Dilated by `reach` pixels (a square of side `2 reach + 1`).
+    fn grown_by(&self, reach: usize) -> Foreground {
         let (w, h) = (self.width, self.height);
-        // Separable: a 3-wide maximum along rows, then along columns.
-        let rows: Vec<bool> = (0..w * h)
-            .map(|i| {
-                let x = i % w;
-                self.on[i] || (x > 0 && self.on[i - 1]) || (x + 1 < w && self.on[i + 1])
-            })
-            .collect();
-        let on = (0..w * h)
-            .map(|i| rows[i] || (i >= w && rows[i - w]) || (i + w < w * h && rows[i + w]))
-            .collect();
+        // Separable: along rows, then along columns.
+        let rows = dilated_lines(&self.on, w, h, reach, |y, x| y * w + x);
+        let on = dilated_lines(&rows, h, w, reach, |x, y| y * w + x);
         Foreground { on, ..*self }
+    }
+
+    /// Closed by `reach` pixels: dilated, then eroded as far, which fills gaps up
+    /// to `2 reach` wide without moving the outer edges.
+    fn closed_by(&self, reach: usize) -> Foreground {
+        self.grown_by(reach).inverted().grown_by(reach).inverted()
+    }
+
+    fn inverted(&self) -> Foreground {
+        Foreground {
+            on: self.on.iter().map(|&on| !on).collect(),
+            ..*self
+        }
     }
 
     /// Connected regions (8-neighbourhood), largest first.
@@ -375,6 +426,34 @@ impl Foreground {
             .count();
         hits as f32 / SAMPLES as f32
     }
+}
+
+/// `on` dilated by `reach` along each of its `lines` of `len` pixels, pixel `k`
+/// of line `l` being `on[at(l, k)]`: a pixel is on when any within `reach` along
+/// its line is, counted over a sliding window.
+fn dilated_lines(
+    on: &[bool],
+    len: usize,
+    lines: usize,
+    reach: usize,
+    at: impl Fn(usize, usize) -> usize,
+) -> Vec<bool> {
+    let mut out = vec![false; on.len()];
+    for line in 0..lines {
+        let mut count: usize = (0..len.min(reach))
+            .map(|k| usize::from(on[at(line, k)]))
+            .sum();
+        for k in 0..len {
+            if k + reach < len {
+                count += usize::from(on[at(line, k + reach)]);
+            }
+            if k > reach {
+                count -= usize::from(on[at(line, k - reach - 1)]);
+            }
+            out[at(line, k)] = count > 0;
+        }
+    }
+    out
 }
 
 /// A connected foreground region: its pixel count and the first and last pixel of

@@ -7,7 +7,7 @@ use image::RgbImage;
 
 use super::LocateConfig;
 use super::gradient::GradientField;
-use super::quads::{aspect_error, score_quad, side_hits, side_support};
+use super::quads::{Backing, aspect_error, score_quad, side_hits, side_support};
 use crate::pipeline::warp::{Point, Quad};
 
 /// Sharpens an outline found at low resolution on the full-resolution image: along
@@ -313,7 +313,7 @@ pub(super) fn outward_hits(
     // The hits of the normal `(-dy, dx)`'s positive polarity are the outward
     // brightening ones when that normal points outwards.
     let along_normal = -(b.y - a.y) * outward.0 + (b.x - a.x) * outward.1 > 0.0;
-    let [(positive, negative)] = side_hits::<1>(field, a, b, threshold);
+    let [(positive, negative)] = side_hits::<1>(field, a, b, Backing::steps(threshold));
     if along_normal {
         (positive, negative)
     } else {

@@ -8,7 +8,7 @@
 use super::LocateConfig;
 use super::gradient::GradientField;
 use super::lines::{Line, angle_between};
-use super::quads::{score_shape, side_score};
+use super::quads::{Backing, score_shape, side_score};
 use crate::pipeline::warp::{Point, Quad};
 
 /// [`side_score`] each of the three sides needs.
@@ -34,7 +34,7 @@ pub(super) fn enclosing_outline(
     config: &LocateConfig,
 ) -> Option<(Quad, f32)> {
     let (w, h) = (field.width as f32, field.height as f32);
-    let support = |a: Point, b: Point| side_score(field, a, b, field.threshold);
+    let support = |a: Point, b: Point| side_score(field, a, b, Backing::steps(field.threshold));
     let mut best: Option<(Quad, f32, f32)> = None;
     for &(a, b) in pairs {
         for &c in lines {
