@@ -25,9 +25,6 @@ use crate::pipeline::warp::{Point, Quad};
 /// barcode blocks taken for National-ID backs measured 0.62 to 0.74, and the
 /// cards found 0.56 at most.
 const DENSE_EDGES: f32 = 0.6;
-/// The enclosing outline's sides are backed at this share of the threshold:
-/// they are the card's faint edges that lost to the block.
-const FAINT_EDGE: f32 = 0.5;
 /// Score of the enclosing outline relative to its faint sides' support: a
 /// little below an outline backed as well at the full threshold. At 0.5 the
 /// surface region's outline, which takes in the card's shadow, outranked it on
@@ -57,7 +54,7 @@ pub(super) fn enclosing_card(
         return None;
     }
     let enclosure = Enclosure {
-        backing: Backing::steps(FAINT_EDGE * field.threshold),
+        backing: Backing::steps(field.faint_threshold()),
         growth: MIN_GROWTH..=f32::INFINITY,
         overlap: 0.0,
     };
@@ -76,7 +73,7 @@ pub(super) fn around_print(
 ) -> Option<(Quad, f32)> {
     let enclosure = Enclosure {
         backing: Backing {
-            threshold: FAINT_EDGE * field.threshold,
+            threshold: field.faint_threshold(),
             thin_lines: true,
         },
         growth: PRINT_MARGINS,

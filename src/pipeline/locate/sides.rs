@@ -250,14 +250,9 @@ pub(super) const FAINT_SIDE_SHAPE_ERROR: f32 = 0.07;
 /// faint edge must leave at most.
 pub(super) const FAINT_SIDE_SHAPE_GAIN: f32 = 0.6;
 
-/// Support a faint edge (half the threshold) needs for a side to move onto it.
+/// Support a faint edge ([`GradientField::faint_threshold`]) needs for a side to
+/// move onto it.
 pub(super) const FAINT_SIDE_SUPPORT: f32 = 0.6;
-
-/// Share of the edge threshold a card's edge beyond print needs: the search
-/// knows the edge's direction and polarity, and a blurred photo's card edge is
-/// spread over a few pixels (at 0.35 noise started to back lines; 0.5 measured
-/// best on tuning photos).
-pub(super) const PRINTED_SIDE_EDGE: f32 = 0.5;
 
 /// Share of a side's points that must step one way, and how many times more of
 /// them than step the other way, for the side to have a polarity.
@@ -434,11 +429,11 @@ pub(super) fn grow_side(
                 let support = match growth {
                     Growth::Backed => side_support(field, p, q, field.threshold),
                     Growth::OffPrint(sense) => {
-                        let threshold = PRINTED_SIDE_EDGE * field.threshold;
+                        let threshold = field.faint_threshold();
                         let (brighter, darker) = outward_hits(field, p, q, outward, threshold);
                         if sense > 0 { brighter } else { darker }
                     }
-                    Growth::Faint => side_support(field, p, q, PRINTED_SIDE_EDGE * field.threshold),
+                    Growth::Faint => side_support(field, p, q, field.faint_threshold()),
                 };
                 let key = rank(support, (da + db) / 2.0);
                 if support >= min_support && best.as_ref().is_none_or(|(k, _)| key > *k) {
