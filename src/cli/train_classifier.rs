@@ -15,6 +15,7 @@ use crate::pipeline::overview::Overview;
 use crate::pipeline::warp::{Point, Quad};
 use crate::synth::capture::{Glare, Slope};
 use crate::synth::dataset::TruthRecord;
+use crate::synth::degrade;
 
 #[derive(Debug, clap::Args)]
 pub struct TrainClassifierArgs {
@@ -112,7 +113,7 @@ fn relit(card: &RgbImage, rng: &mut ChaCha8Rng) -> RgbImage {
         }
     }
     if rng.random_bool(0.5) {
-        out = image::imageops::blur(&out, rng.random_range(0.3..1.0f32));
+        out = degrade::blur(&out, rng.random_range(0.3..1.0f32));
     }
     out
 }
