@@ -258,7 +258,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::sides::{grow, onto_faint_side, outward_polarity};
+    use super::sides::{fit_sides, grow, onto_faint_side, outward_polarity};
     use super::*;
     use crate::pipeline::warp::Homography;
     use image::Rgb;
@@ -564,6 +564,35 @@ pub(crate) mod tests {
             gy,
             mag,
             threshold,
+        }
+    }
+
+    /// A pale card with a thin grey rim on paper of its colour, and a dark band
+    /// of print ending 5 px inside its lower edge: the band's end steps the
+    /// same way as the rim, three times as strongly.
+    #[test]
+    fn a_side_is_fitted_to_the_cards_rim_not_to_print_stepping_more_strongly_beside_it() {
+        let image = RgbImage::from_fn(400, 300, |x, y| {
+            let (x, y) = (x as i32, y as i32);
+            let inside = (50..350).contains(&x) && (50..241).contains(&y);
+            let rim = inside && !((52..348).contains(&x) && (52..239).contains(&y));
+            if rim {
+                Rgb([160, 160, 160])
+            } else if inside && (70..330).contains(&x) && (200..234).contains(&y) {
+                Rgb([40, 40, 40])
+            } else {
+                Rgb([226, 226, 226])
+            }
+        });
+        // The side as found lies 2 px below the rim.
+        let found = rect(50.0, 50.0, 350.0, 242.0);
+        let fitted = fit_sides(&image, found, 8.0);
+        for corner in [2, 3] {
+            let y = fitted.corners[corner].y;
+            assert!(
+                (y - 240.0).abs() < 1.5,
+                "corner {corner} at y = {y}: {fitted:?}"
+            );
         }
     }
 
