@@ -32,7 +32,8 @@ const DENSE_EDGES: f32 = 0.6;
 const FAINT_OUTLINE_COST: f32 = 0.9;
 
 /// A card's area over its print's: the print of an ID card or a passport page
-/// leaves margins of a few percent of its width.
+/// leaves margins of a few percent of its width (down to 0.9: a block that took
+/// in the card's rim may reach a little beyond the lines outside it).
 const PRINT_MARGINS: RangeInclusive<f32> = 0.9..=1.6;
 
 /// How far a card's outline may run inside its block of print: a dark rim joins
@@ -165,9 +166,7 @@ fn edge_density(field: &GradientField, quad: &Quad) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use image::Rgb;
-
-    use image::RgbImage;
+    use image::{Rgb, RgbImage};
 
     use super::super::tests::{barcode_card_photo, corner_error, paste};
     use super::super::{LocateConfig, locate};

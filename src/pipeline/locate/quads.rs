@@ -167,7 +167,7 @@ pub(super) fn score_quad(field: &GradientField, quad: &Quad, config: &LocateConf
     score_quad_at(field, quad, config, Backing::steps(field.threshold))
 }
 
-/// [`score_quad`] with sides backed by gradients of at least `threshold`.
+/// [`score_quad`] with sides backed as `backing` says.
 pub(super) fn score_quad_at(
     field: &GradientField,
     quad: &Quad,

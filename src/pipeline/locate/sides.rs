@@ -10,10 +10,19 @@ use super::gradient::GradientField;
 use super::quads::{Backing, aspect_error, score_quad, side_hits, side_support};
 use crate::pipeline::warp::{Point, Quad};
 
+/// Share of the strongest step across a side that a step nearer the side as
+/// found needs to be taken for the card's edge instead (see [`fit_sides`]). On
+/// the tuning sets (pages 8302, scans and photos 8303), taking the strongest
+/// step left 55 % of page outlines within 2 % of the card's width, 0.3 left 70 %
+/// (photos 88 and 90 %, scans 96.0 and 95.7 %); lower still gained on pages and
+/// lost on photos at 4 %.
+const NEAR_PEAK: f32 = 0.3;
+
 /// Sharpens an outline found at low resolution on the full-resolution image: along
-/// each side, the strongest edge of the side's polarity is looked for within
-/// `reach` pixels across it at many points, and a line is fitted through those
-/// points (twice, dropping outliers). Corners are where fitted lines cross. A side
+/// each side, at many points, an edge of the side's polarity is looked for within
+/// `reach` pixels across it (the nearest of those at least [`NEAR_PEAK`] as strong
+/// as the strongest), and a line is fitted through those points (twice, dropping
+/// outliers). Corners are where fitted lines cross. A side
 /// with too few edge points keeps its line.
 pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
     let c = quad.corners;
@@ -80,8 +89,8 @@ pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
                 continue;
             }
             // Print near the card's edge can step more strongly than a pale
-            // card's edge; of the steps nearly as strong, the one nearest the
-            // side as found.
+            // card's edge; of the steps at least [`NEAR_PEAK`] as strong, the
+            // one nearest the side as found.
             let peak = |k: usize| {
                 let m = profile[k].1 * sign;
                 m >= NEAR_PEAK * profile[i].1 * sign
@@ -262,14 +271,6 @@ pub(super) const FAINT_SIDE_SHAPE_ERROR: f32 = 0.07;
 /// The share of its shape's distance from a document's that moving a side onto a
 /// faint edge must leave at most.
 pub(super) const FAINT_SIDE_SHAPE_GAIN: f32 = 0.6;
-
-/// Share of the strongest step across a side that a step nearer the side as
-/// found needs to be taken for the card's edge instead (see [`fit_sides`]). On
-/// the tuning sets (pages 8302, scans and photos 8303), taking the strongest
-/// step left 55 % of page outlines within 2 % of the card's width, 0.3 left 70 %
-/// (photos 88 and 90 %, scans 96.0 and 95.7 %); lower still gained on pages and
-/// lost on photos at 4 %.
-const NEAR_PEAK: f32 = 0.3;
 
 /// Support a faint edge ([`GradientField::faint_threshold`]) needs for a side to
 /// move onto it.
