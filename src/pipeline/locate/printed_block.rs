@@ -170,7 +170,7 @@ mod tests {
 
     use super::super::tests::{barcode_card_photo, corner_error, paste};
     use super::super::{LocateConfig, locate};
-    use crate::pipeline::warp::Point;
+    use crate::pipeline::warp::Quad;
 
     /// A pale card on a surface a shade darker (12 levels): its outline is
     /// backed at half the edge threshold only, and the edge search's best quad
@@ -211,12 +211,13 @@ mod tests {
                 Rgb([220, 220, 220])
             }
         });
-        let truth = [
-            Point::new(300.0, 400.0),
-            Point::new(806.0, 408.0),
-            Point::new(801.0, 727.0),
-            Point::new(295.0, 719.0),
-        ];
+        let truth = Quad::from_xy([
+            [300.0, 400.0],
+            [806.0, 408.0],
+            [801.0, 727.0],
+            [295.0, 719.0],
+        ])
+        .corners;
         let page = paste(&card, 1240, 1754, truth, |x, y, _| {
             let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 5) as u8;
             Rgb([227 + noise, 227 + noise, 227 + noise])
