@@ -13,9 +13,10 @@ use hawiya::pipeline::cut::cut_lines;
 use hawiya::pipeline::decode::{DecodeLimits, decode};
 use hawiya::pipeline::find::find_document;
 use hawiya::pipeline::locate::{LocateConfig, locate};
-use hawiya::pipeline::post::{LineReading, Readings, post_process};
+use hawiya::pipeline::post::{self, LineReading, Readings, post_process};
 use hawiya::pipeline::warp::{Quad, warp_gray};
 use hawiya::pipeline::{CARD_WIDTH, regions};
+use hawiya::record::FlowBData;
 use hawiya::synth::dataset::TruthRecord;
 use image::{GrayImage, RgbImage, imageops};
 use proptest::prelude::*;
@@ -26,8 +27,8 @@ fn fixtures() -> PathBuf {
 
 /// Whole-page scans (a National ID front alone, turned a quarter, in grey; its two
 /// sides one above the other, in a PDF, and in a JPEG where the locator also
-/// outlines the pair as one) and a front on the held-out `mesh` face, which the
-/// classifier never trained on.
+/// outlines the pair as one; a car licence's two sides, the back the likelier card)
+/// and a front on the held-out `mesh` face, which the classifier never trained on.
 fn page_fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages")
 }
@@ -76,10 +77,9 @@ fn fixtures_are_located_classified_and_read_back_to_their_records() {
         let image = image_of(record);
         let (kind, quad) = read_outline(&image, &classifier);
         assert_eq!(kind, record.kind, "{}", record.file);
-        let truth = Quad::from_xy(record.corners_in(image.width(), image.height()));
-        let width = truth.corners[0].distance(truth.corners[1]);
+        let truth = outline_in(&image, record, record.corners);
         assert!(
-            quad.corner_error(&truth) < 0.04 * width,
+            near(&quad, &truth),
             "{}: {quad:?} vs {truth:?}",
             record.file
         );
@@ -95,26 +95,8 @@ fn fixtures_are_located_classified_and_read_back_to_their_records() {
 /// Every printed field of `record` is found under `quad`, and the truth read from
 /// those lines gives the document's records.
 fn assert_reads_back(image: &RgbImage, quad: &Quad, record: &TruthRecord) {
-    let kind = record.kind;
-    let crops = cut_lines(&card(image, quad, kind), &regions(kind));
-    let found: Vec<&str> = crops.iter().map(|c| c.key.as_str()).collect();
-    for key in record.fields.keys() {
-        assert!(
-            found.contains(&key.as_str()),
-            "{}: line `{key}` not found (found {found:?})",
-            record.file
-        );
-    }
-    let readings: Readings = crops
-        .iter()
-        .map(|c| {
-            (
-                c.key.clone(),
-                LineReading::single(record.fields.get(&c.key).cloned().unwrap_or_default(), 0.99),
-            )
-        })
-        .collect();
-    let processed = post_process(kind, &readings);
+    let readings = printed_lines(image, quad, record.kind, &record.fields, &record.file);
+    let processed = post_process(record.kind, &readings);
     assert_eq!(processed.flow_a, record.flow_a, "{}", record.file);
     assert!(
         processed.low_confidence_fields.is_empty(),
@@ -122,6 +104,47 @@ fn assert_reads_back(image: &RgbImage, quad: &Quad, record: &TruthRecord) {
         record.file,
         processed.low_confidence_fields
     );
+}
+
+/// The lines of a `kind` card found under `quad`, each read as `printed` says it
+/// is; every printed field's line must be found.
+fn printed_lines(
+    image: &RgbImage,
+    quad: &Quad,
+    kind: DocumentKind,
+    printed: &std::collections::BTreeMap<String, String>,
+    file: &str,
+) -> Readings {
+    let crops = cut_lines(&card(image, quad, kind), &regions(kind));
+    let found: Vec<&str> = crops.iter().map(|c| c.key.as_str()).collect();
+    for key in printed.keys() {
+        assert!(
+            found.contains(&key.as_str()),
+            "{file}: line `{key}` not found (found {found:?})"
+        );
+    }
+    crops
+        .iter()
+        .map(|c| {
+            let text = printed.get(&c.key).cloned().unwrap_or_default();
+            (c.key.clone(), LineReading::single(text, 0.99))
+        })
+        .collect()
+}
+
+/// `corners` of a document in `record`'s image, in the pixels of `image` as decoded
+/// (a PDF page may be rasterised at another size than the truth's).
+fn outline_in(image: &RgbImage, record: &TruthRecord, corners: [[f32; 2]; 4]) -> Quad {
+    let (sx, sy) = (
+        image.width() as f32 / record.width as f32,
+        image.height() as f32 / record.height as f32,
+    );
+    Quad::from_xy(corners.map(|[x, y]| [x * sx, y * sy]))
+}
+
+/// Whether every corner of `found` is within 4 % of the card's width of `truth`'s.
+fn near(found: &Quad, truth: &Quad) -> bool {
+    found.corner_error(truth) < 0.04 * truth.corners[0].distance(truth.corners[1])
 }
 
 /// What the pipeline finds when asked for `kind`: the class and the upright outline.
@@ -138,7 +161,7 @@ fn find_as_asked(
         |_| (),
     )
     .expect("a document");
-    (found.class.kind, found.quad)
+    (found.card.class.kind, found.card.quad)
 }
 
 #[test]
@@ -163,17 +186,9 @@ fn a_card_on_a_whole_page_or_an_unseen_face_is_found_and_read_and_of_two_sides_t
         for (kind, corners) in asked {
             let (found, quad) = find_as_asked(&image, &classifier, kind);
             assert_eq!(found, kind, "{} asked for {kind}", record.file);
-            let scale = |c: [[f32; 2]; 4]| {
-                let (sx, sy) = (
-                    image.width() as f32 / record.width as f32,
-                    image.height() as f32 / record.height as f32,
-                );
-                Quad::from_xy(c.map(|[x, y]| [x * sx, y * sy]))
-            };
-            let truth = scale(corners);
-            let width = truth.corners[0].distance(truth.corners[1]);
+            let truth = outline_in(&image, record, corners);
             assert!(
-                quad.corner_error(&truth) < 0.04 * width,
+                near(&quad, &truth),
                 "{} asked for {kind}: {quad:?} vs {truth:?}",
                 record.file
             );
@@ -182,6 +197,89 @@ fn a_card_on_a_whole_page_or_an_unseen_face_is_found_and_read_and_of_two_sides_t
             }
         }
     }
+}
+
+#[test]
+fn a_car_licences_two_sides_on_one_page_are_found_together_front_first_and_make_one_record() {
+    use DocumentKind::{CarLicenceBack, CarLicenceFront};
+    let classifier = classifier();
+    let records = TruthRecord::read_all(&page_fixtures()).unwrap();
+    let record = records
+        .iter()
+        .find(|r| r.kind == CarLicenceFront && !r.others.is_empty())
+        .expect("a car licence's two sides on a page");
+    let back = &record.others[0];
+    assert_eq!(back.kind, CarLicenceBack);
+    let image = image_in(&page_fixtures(), &record.file);
+
+    // What `ID_type` 0 accepts: both sides of a car licence among other kinds.
+    let accepted = [
+        DocumentKind::NidFront,
+        DocumentKind::DriverLicence,
+        CarLicenceFront,
+        CarLicenceBack,
+    ];
+    let both = find_document(
+        &image,
+        &LocateConfig::default(),
+        &classifier,
+        Some(&accepted),
+        |_| (),
+    )
+    .expect("a document");
+    assert_eq!(both.card.class.kind, CarLicenceFront);
+    assert!(near(
+        &both.card.quad,
+        &outline_in(&image, record, record.corners)
+    ));
+    let other = both.other_side.expect("the back beside the front");
+    assert_eq!(other.class.kind, CarLicenceBack);
+    assert!(near(&other.quad, &outline_in(&image, record, back.corners)));
+    // Asked for the back alone, the back is read alone.
+    let alone = find_document(
+        &image,
+        &LocateConfig::default(),
+        &classifier,
+        Some(&[CarLicenceBack]),
+        |_| (),
+    )
+    .expect("a document");
+    assert_eq!(alone.card.class.kind, CarLicenceBack);
+    assert!(alone.other_side.is_none());
+
+    // Read as printed, the two sides make one record: the owner, plate and dates
+    // from the front, the vehicle from the back.
+    let front_lines = printed_lines(
+        &image,
+        &both.card.quad,
+        CarLicenceFront,
+        &record.fields,
+        &record.file,
+    );
+    let back_lines = printed_lines(
+        &image,
+        &other.quad,
+        CarLicenceBack,
+        &back.fields,
+        &record.file,
+    );
+    let mut fields = post::check(CarLicenceFront, &front_lines);
+    fields.extend(post::check(CarLicenceBack, &back_lines));
+    let processed = post::finish(CarLicenceFront, fields);
+    assert_eq!(processed.flow_a, record.flow_a);
+    assert!(processed.low_confidence_fields.is_empty());
+    let (FlowBData::CarLicence(read), FlowBData::CarLicence(front)) =
+        (&processed.flow_b, &record.flow_b)
+    else {
+        panic!("not a car licence's record");
+    };
+    assert_eq!(read.owner_name, front.owner_name);
+    assert_eq!(read.plate_number, front.plate_number);
+    assert_eq!(read.registration_date, front.registration_date);
+    assert_eq!(read.chassis_number, back.fields["chassis_number"]);
+    assert_eq!(read.engine_number, back.fields["engine_number"]);
+    assert_eq!(read.vehicle_make, back.fields["make"]);
+    assert!(!read.vehicle_year.is_empty() && !read.vehicle_color.is_empty());
 }
 
 #[test]

@@ -17,7 +17,7 @@ use crate::domain::DocumentKind;
 use crate::domain::arabic::fold;
 use crate::pipeline::classify::Classifier;
 use crate::pipeline::decode::{self, DecodeLimits};
-use crate::pipeline::find::find_document;
+use crate::pipeline::find::{find_document, reads_both_sides};
 use crate::pipeline::locate::LocateConfig;
 use crate::pipeline::post::LOW_CONFIDENCE;
 use crate::pipeline::post::text::levenshtein;
@@ -427,6 +427,19 @@ impl OutlineMatch {
     }
 }
 
+/// `record` as its request is answered: with the printed fields of its other side
+/// lying beside it where the request reads both sides ([`reads_both_sides`]: a car
+/// licence's front and back on one page make one record).
+fn as_read(mut record: TruthRecord, request: Request) -> TruthRecord {
+    let accepted = request.accepted(record.kind, &record.others);
+    if let Some(other) = reads_both_sides(record.kind, accepted.as_deref()) {
+        for side in record.others.iter().filter(|o| o.kind == other) {
+            record.fields.extend(side.fields.clone());
+        }
+    }
+    record
+}
+
 fn geometry(
     dir: &std::path::Path,
     record: &TruthRecord,
@@ -480,7 +493,7 @@ fn geometry(
         return Ok(outcome);
     };
     lap("locate_classify", &mut timings);
-    let (read_as, class) = (found.quad, found.class);
+    let (read_as, class) = (found.card.quad, found.card.class);
     outcome.quad = Some(read_as);
     let matched = OutlineMatch::new(&read_as, &truth);
     let (located, upright) = matched.verdict(tolerance);
@@ -642,7 +655,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                 Stages::All(pipeline) => full(dir, &r, pipeline, request, tolerance)?,
             };
             progress.add(1);
-            Ok((r, o))
+            Ok((as_read(r, request), o))
         })
         .collect::<anyhow::Result<_>>()?;
     progress.finish();
@@ -1000,6 +1013,7 @@ mod tests {
         let back = OtherDocument {
             kind: DocumentKind::NidBack,
             corners: [[0.0; 2]; 4],
+            fields: BTreeMap::new(),
         };
         let alone = Request::Other
             .accepted(DocumentKind::NidFront, &[])

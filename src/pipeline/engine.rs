@@ -4,12 +4,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use image::GrayImage;
+use image::{GrayImage, RgbImage};
 
 use super::classify::{Classification, Classifier};
-use super::cut::{self, FieldRegion, LineBox};
+use super::cut::{self, FieldRegion, LineBox, LineCrop};
 use super::decode::{self, DecodeLimits, Format};
-use super::find::find_document;
+use super::find::{Found, find_document};
 use super::locate::{LocateConfig, LocateMethod};
 use super::overlay::Overlay;
 use super::post::{self, Checked, CheckedFields, LineReading, Readings};
@@ -218,6 +218,28 @@ impl Pipeline {
         (result, trace)
     }
 
+    /// `card` upright at [`CARD_WIDTH`], with what the upload gave to read it; its
+    /// lines not cut yet.
+    fn rectify_card(&self, image: &RgbImage, card: &Found) -> Side {
+        let kind = card.class.kind;
+        let height = (CARD_WIDTH as f32 / layout::builtin(kind).page.aspect()).round() as u32;
+        let Rectified {
+            card: rectified,
+            source_width,
+        } = rectify(image, &card.quad, CARD_WIDTH, height);
+        let upsampling = (CARD_WIDTH as f32 / source_width).round().max(1.0) as usize;
+        Side {
+            kind,
+            capture: Capture {
+                card_width: card.quad.width(),
+                sharpness: cut::sharpness(&rectified, upsampling),
+            },
+            card: rectified,
+            crops: Vec::new(),
+            readings: Readings::new(),
+        }
+    }
+
     fn stages(
         &self,
         bytes: &[u8],
@@ -239,72 +261,79 @@ impl Pipeline {
             |stage| timer.lap(stage),
         )
         .ok_or(ExtractError::NoDocumentFound)?;
-        let (quad, class) = (found.quad, found.class);
-        trace.quad = Some(quad);
-        trace.locate_method = Some(found.method);
+        let class = found.card.class;
+        trace.quad = Some(found.card.quad);
+        trace.locate_method = Some(found.card.method);
         trace.classification = Some(class);
         timer.lap("classify");
 
-        let layout = layout::builtin(class.kind);
-        let card_height = (CARD_WIDTH as f32 / layout.page.aspect()).round() as u32;
-        let card_width_in_upload = quad.width();
-        if card_width_in_upload < self.config.min_card_width {
-            return Err(ExtractError::ImageTooSmall(format!(
-                "the card is {card_width_in_upload:.0} pixels wide in it; at least {:.0} are needed",
-                self.config.min_card_width
-            )));
-        }
-        let Rectified { card, source_width } = rectify(&image, &quad, CARD_WIDTH, card_height);
-        let upsampling = (CARD_WIDTH as f32 / source_width).round().max(1.0) as usize;
-        let sharpness = cut::sharpness(&card, upsampling);
-        trace.sharpness = Some(sharpness);
-        if sharpness < self.config.min_sharpness {
-            return Err(if cut::is_blank(&card) {
-                ExtractError::NoTextFound("the document is blank".into())
-            } else {
-                ExtractError::TooBlurry
-            });
-        }
+        let first = self.rectify_card(&image, &found.card);
+        trace.sharpness = Some(first.capture.sharpness);
+        first.capture.check(&first.card, &self.config)?;
+        let capture = first.capture;
+        // The other side, too small or soft to read, leaves the card asked for alone.
+        let other_side = found
+            .other_side
+            .map(|card| self.rectify_card(&image, &card))
+            .filter(|other| other.capture.check(&other.card, &self.config).is_ok());
+        let mut sides: Vec<Side> = std::iter::once(first).chain(other_side).collect();
         timer.lap("rectify");
 
-        let regions = regions(class.kind);
-        let crops = cut::cut_lines(&card, &regions);
-        trace.lines = crops.iter().map(|c| (c.key.clone(), c.line)).collect();
-        trace.card = Some(card);
+        for side in &mut sides {
+            side.crops = cut::cut_lines(&side.card, &regions(side.kind));
+        }
+        trace.lines = sides[0]
+            .crops
+            .iter()
+            .map(|c| (c.key.clone(), c.line))
+            .collect();
         timer.lap("cut_lines");
 
-        let readings = self
-            .recognizer
-            .recognize_each(crops.iter().map(|c| c.image.clone()).collect())?;
-        trace.readings = crops
-            .iter()
-            .map(|c| c.key.clone())
-            .zip(readings)
-            .filter(|(_, r)| !r.candidates.is_empty())
-            .collect();
+        // Every side's lines in one call, so the batcher groups them.
+        let crops = sides.iter().flat_map(|s| &s.crops).map(|c| c.image.clone());
+        let mut readings = self.recognizer.recognize_each(crops.collect())?.into_iter();
+        for side in &mut sides {
+            let read: Vec<LineReading> = readings.by_ref().take(side.crops.len()).collect();
+            side.readings = side.crops.iter().map(|c| c.key.clone()).zip(read).collect();
+            side.readings.retain(|_, r| !r.candidates.is_empty());
+        }
         timer.lap("recognize");
         if let Some(below) = self.config.second_look_below {
-            second_look(
-                &*self.recognizer,
-                layout,
-                &crops,
-                &mut trace.readings,
-                below,
-            )?;
+            for side in &mut sides {
+                let layout = layout::builtin(side.kind);
+                second_look(
+                    &*self.recognizer,
+                    layout,
+                    &side.crops,
+                    &mut side.readings,
+                    below,
+                )?;
+            }
             timer.lap("second_look");
         }
 
-        let processed = post::post_process(class.kind, &trace.readings);
+        // The other side adds its fields only when it was read as one.
+        let mut sides = sides.into_iter();
+        let Some(first) = sides.next() else {
+            return Err(ExtractError::Internal("no side was read".into()));
+        };
+        let mut fields = post::check(first.kind, &first.readings);
+        trace.readings = first.readings;
+        trace.card = Some(first.card);
+        for other in sides {
+            let other_fields = post::check(other.kind, &other.readings);
+            if read_enough(other.kind, &other_fields).is_ok() {
+                fields.extend(other_fields);
+                trace.readings.extend(other.readings);
+            }
+        }
+        let processed = post::finish(class.kind, fields);
         trace.fields = processed
             .fields
             .iter()
             .map(|(k, f)| (k.clone(), f.text.clone()))
             .collect();
         timer.lap("post_process");
-        let capture = Capture {
-            card_width: card_width_in_upload,
-            sharpness,
-        };
         verdict(accepted, class.kind, &processed.fields)
             .map_err(|refusal| capture.explain(refusal, &self.config))?;
         Ok(Extraction {
@@ -318,6 +347,17 @@ impl Pipeline {
             overlay: None,
         })
     }
+}
+
+/// One side of a document on its way through the stages: rectified, then its
+/// lines cut, then read.
+struct Side {
+    kind: DocumentKind,
+    card: GrayImage,
+    capture: Capture,
+    crops: Vec<LineCrop>,
+    /// By field key; a line the recognizer made nothing of is left out.
+    readings: Readings,
 }
 
 /// Whether a read document is answered, or why not: the one place that decides.
@@ -335,6 +375,15 @@ fn verdict(
     kind: DocumentKind,
     fields: &CheckedFields,
 ) -> Result<(), ExtractError> {
+    read_enough(kind, fields)?;
+    match accepted {
+        Some(accepted) if !accepted.contains(&kind) => Err(ExtractError::WrongKind { found: kind }),
+        _ => Ok(()),
+    }
+}
+
+/// Whether enough of a `kind` document was read for it to be one ([`verdict`]).
+fn read_enough(kind: DocumentKind, fields: &CheckedFields) -> Result<(), ExtractError> {
     let layout = layout::builtin(kind);
     let identified = layout
         .identifying_fields()
@@ -350,10 +399,7 @@ fn verdict(
             keys.join(", ")
         )));
     }
-    match accepted {
-        Some(accepted) if !accepted.contains(&kind) => Err(ExtractError::WrongKind { found: kind }),
-        _ => Ok(()),
-    }
+    Ok(())
 }
 
 /// What the upload gave the reader to work with: the card's width in it (pixels)
@@ -365,6 +411,24 @@ struct Capture {
 }
 
 impl Capture {
+    /// Whether the upload shows `card` (rectified) large and sharp enough to read.
+    fn check(self, card: &GrayImage, config: &PipelineConfig) -> Result<(), ExtractError> {
+        if self.card_width < config.min_card_width {
+            return Err(ExtractError::ImageTooSmall(format!(
+                "the card is {:.0} pixels wide in it; at least {:.0} are needed",
+                self.card_width, config.min_card_width
+            )));
+        }
+        if self.sharpness < config.min_sharpness {
+            return Err(if cut::is_blank(card) {
+                ExtractError::NoTextFound("the document is blank".into())
+            } else {
+                ExtractError::TooBlurry
+            });
+        }
+        Ok(())
+    }
+
     /// A document on which nothing was read ([`ExtractError::NoTextFound`]) is
     /// answered with what the user can change: a card too small in the picture
     /// (come closer) or too soft (hold still, focus), when it is.

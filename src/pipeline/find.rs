@@ -1,5 +1,6 @@
 //! The document in an upload: outline candidates on the overview, the classifier's
-//! pick among them, and the picked outline upright in the upload's pixels.
+//! pick among them, and the picked outline upright in the upload's pixels; with it,
+//! where the request reads a card's two sides together, the other side beside it.
 //!
 //! The engine and `hawiya eval docs --geometry-only` both start here, so the
 //! evaluation measures the outline the engine reads.
@@ -12,7 +13,20 @@ use super::overview::Overview;
 use super::warp::{Point, Quad};
 use crate::domain::DocumentKind;
 
-/// The document the classifier was surest of.
+/// What an upload shows of the document asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct FoundDocument {
+    /// The card read first: the one the classifier was surest of, or the front of
+    /// a card whose two sides lie side by side, since the record names the owner
+    /// and the dates it prints.
+    pub card: Found,
+    /// The card's other side, lying beside it, where the request accepts both
+    /// sides ([`reads_both_sides`]): a car licence's front and back scanned on one
+    /// page make one record.
+    pub other_side: Option<Found>,
+}
+
+/// One card the classifier picked.
 #[derive(Debug, Clone, Copy)]
 pub struct Found {
     /// The card's outline in the upload's pixels, its first edge along the printed
@@ -61,29 +75,53 @@ const WHOLE_PAGE: f32 = 0.9;
 /// Locates outline candidates on the upload's [`Overview`] and keeps the one the
 /// classifier picks for the request's `accepted` kinds ([`Classifier::pick`]);
 /// `None` when there is none. When that card is clearly another kind, the rest of
-/// the page is searched once more ([`elsewhere`]). `lap` is called once the
-/// candidates are found, so a caller can time locating and classifying apart.
+/// the page is searched once more ([`elsewhere`]), as it is for the card's other
+/// side where the request reads both ([`reads_both_sides`]). `lap` is called once
+/// the candidates are found, so a caller can time locating and classifying apart.
 pub fn find_document(
     upload: &RgbImage,
     config: &LocateConfig,
     classifier: &Classifier,
     accepted: Option<&[DocumentKind]>,
     mut lap: impl FnMut(&'static str),
-) -> Option<Found> {
+) -> Option<FoundDocument> {
     let overview = Overview::of(upload);
-    let candidates = locate::candidates(overview.image(), config);
+    let image = overview.image();
+    let candidates = locate::candidates(image, config);
     lap("locate");
-    let (mut found, _) = pick(overview.image(), &candidates, config, classifier, accepted)?;
+    let (mut found, _) = pick(image, &candidates, config, classifier, accepted)?;
     if let Some(accepted) = accepted
         && !accepted.contains(&found.class.kind)
-        && let Some(asked) = elsewhere(overview.image(), &found, config, classifier, accepted)
+        && let Some(asked) = elsewhere(image, &found, config, classifier, accepted)
     {
         found = asked;
     }
-    Some(Found {
+    let other_side = reads_both_sides(found.class.kind, accepted)
+        .and_then(|other| elsewhere(image, &found, config, classifier, &[other]));
+    let (card, other_side) = match other_side {
+        Some(front) if front.class.kind.side() == "front" => (front, Some(found)),
+        other_side => (found, other_side),
+    };
+    let in_upload = |found: Found| Found {
         quad: overview.to_upload(found.quad),
         ..found
+    };
+    Some(FoundDocument {
+        card: in_upload(card),
+        other_side: other_side.map(in_upload),
     })
+}
+
+/// The other side of a card of `kind`, when the request accepts both of its sides:
+/// a request for a car licence does (`ID_type` 0 or 3), one for a National ID asks
+/// for one side. A request for any kind (`None`) reads the card found.
+pub fn reads_both_sides(
+    kind: DocumentKind,
+    accepted: Option<&[DocumentKind]>,
+) -> Option<DocumentKind> {
+    let accepted = accepted?;
+    kind.other_side()
+        .filter(|other| accepted.contains(&kind) && accepted.contains(other))
 }
 
 /// The classifier's pick among `candidates` but those that hold a card the
@@ -188,10 +226,11 @@ fn same_card(quad: &Quad, cards: &[Quad]) -> bool {
         .any(|card| quad.overlap(card) > ONE_OF_TWO.end() * quad.area().max(card.area()))
 }
 
-/// A card of an `accepted` kind elsewhere on a page whose picked card, `other`, is
-/// of another kind: `other` masked with the paper's colour and the rest searched
-/// again. Of a National ID's two sides on one page, the locator's likeliest outlines
-/// can all be the side not asked for. A card found there is taken only when it lies
+/// A card of an `accepted` kind elsewhere on a page beside the card picked first,
+/// `other` (of another kind, or the side of a card whose other side is asked for
+/// too): `other` masked with the paper's colour and the rest searched again. Of a
+/// National ID's two sides on one page, the locator's likeliest outlines can all be
+/// the side not asked for. A card found there is taken only when it lies
 /// beside `other` (not the page around it) and the classifier clearly sees an
 /// accepted kind on it without the request's prior ([`CLEARLY_SEEN`], as sure as a
 /// refusal must be), so a document of the wrong kind is still refused as one.
@@ -302,6 +341,30 @@ mod tests {
         // One card of two outlined together is not the pair.
         let pair = outline(10.0, 10.0, 86.0, 116.0);
         assert!(!same_card(&outline(10.0, 10.0, 86.0, 54.0), &[pair]));
+    }
+
+    #[test]
+    fn only_a_request_accepting_both_sides_of_a_card_reads_them_together() {
+        use DocumentKind::*;
+        // `ID_type` 0 accepts a car licence's two sides and one side of a National ID.
+        let zero = [NidFront, DriverLicence, CarLicenceFront, CarLicenceBack];
+        assert_eq!(
+            reads_both_sides(CarLicenceBack, Some(&zero)),
+            Some(CarLicenceFront)
+        );
+        assert_eq!(
+            reads_both_sides(CarLicenceFront, Some(&zero)),
+            Some(CarLicenceBack)
+        );
+        assert_eq!(reads_both_sides(NidFront, Some(&zero)), None);
+        assert_eq!(reads_both_sides(DriverLicence, Some(&zero)), None);
+        // One side asked for alone, a kind not asked for, or any kind: one card.
+        assert_eq!(
+            reads_both_sides(CarLicenceBack, Some(&[CarLicenceBack])),
+            None
+        );
+        assert_eq!(reads_both_sides(Passport, Some(&zero)), None);
+        assert_eq!(reads_both_sides(CarLicenceFront, None), None);
     }
 
     #[test]

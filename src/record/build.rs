@@ -39,15 +39,15 @@ pub const HUSBAND_LABEL: &str = "الزوج :";
 /// The label opening a traffic unit's name.
 pub use crate::domain::traffic_units::LABEL as TRAFFIC_UNIT_LABEL;
 
-/// Both output records of one document side from its printed field texts.
+/// Both output records of one document from its printed field texts: one side's,
+/// or both sides' of a car licence read together.
 pub fn build(kind: DocumentKind, fields: &BTreeMap<String, String>) -> (FlowAFields, FlowBData) {
     let printed = Printed(fields);
     match kind {
         DocumentKind::NidFront => nid_front(&printed),
         DocumentKind::NidBack => nid_back(&printed),
         DocumentKind::DriverLicence => driver_licence(&printed),
-        DocumentKind::CarLicenceFront => car_licence_front(&printed),
-        DocumentKind::CarLicenceBack => car_licence_back(&printed),
+        DocumentKind::CarLicenceFront | DocumentKind::CarLicenceBack => car_licence(&printed),
         DocumentKind::Passport => passport(&printed),
         DocumentKind::ResidencePermit => residence_permit(&printed),
     }
@@ -408,7 +408,10 @@ fn driver_licence(p: &Printed) -> (FlowAFields, FlowBData) {
     (a, FlowBData::DriverLicence(b))
 }
 
-fn car_licence_front(p: &Printed) -> (FlowAFields, FlowBData) {
+/// A car licence from whichever of its sides were read: the front prints the owner,
+/// the plate and the dates, the back the vehicle; a side not in hand leaves its
+/// fields empty, and only the front feeds Flow A.
+fn car_licence(p: &Printed) -> (FlowAFields, FlowBData) {
     let owner = p.get("owner_name");
     let holder = Holder::by_national_id(split_full_name(&owner), p.digits("owner_national_id"));
     let address = p.get("address");
@@ -428,13 +431,6 @@ fn car_licence_front(p: &Printed) -> (FlowAFields, FlowBData) {
         governorate,
         traffic_unit: p.get("traffic_unit"),
         usage_type: p.get("usage_type"),
-        ..FlowBCarLicence::default()
-    };
-    (a, FlowBData::CarLicence(b))
-}
-
-fn car_licence_back(p: &Printed) -> (FlowAFields, FlowBData) {
-    let b = FlowBCarLicence {
         vehicle_make: p.get("make"),
         vehicle_model: p.get("model"),
         vehicle_year: p.digits("year"),
@@ -447,9 +443,8 @@ fn car_licence_back(p: &Printed) -> (FlowAFields, FlowBData) {
         cylinders: p.digits("cylinders"),
         engine_cc: p.digits("engine_cc"),
         insurance_company: p.get("insurance_company"),
-        ..FlowBCarLicence::default()
     };
-    (FlowAFields::default(), FlowBData::CarLicence(b))
+    (a, FlowBData::CarLicence(b))
 }
 
 /// Surname and given names from a TD3 first line (`P<EGYSURNAME<<GIVEN<NAMES<<<`).
@@ -706,6 +701,34 @@ mod tests {
         assert_eq!(b.engine_cc, "1600");
         assert_eq!(b.engine_number, "1ZR-1234567");
         assert_eq!(b.chassis_number, "JTDBR32E720012345");
+    }
+
+    #[test]
+    fn a_car_licences_two_sides_read_together_make_one_record() {
+        let both = fields(&[
+            ("plate_number", "ن ص ر ١٢٣"),
+            ("owner_name", "عبد الله محمد السيد"),
+            ("issue_date", "٢٠٢٣/٠٥/٠١"),
+            ("make", "تويوتا"),
+            ("year", "٢٠١٨"),
+            ("chassis_number", "JTDBR32E720012345"),
+        ]);
+        let (a, b) = build(DocumentKind::CarLicenceFront, &both);
+        assert_eq!(a.platenumber, "ن ص ر ١٢٣");
+        assert_eq!(a.issueDate, "01/05/2023");
+        let FlowBData::CarLicence(b) = b else {
+            panic!("wrong family")
+        };
+        assert_eq!(b.owner_name, "عبد الله محمد السيد");
+        assert_eq!(b.registration_date, "2023-05-01");
+        assert_eq!(b.vehicle_make, "تويوتا");
+        assert_eq!(b.vehicle_year, "2018");
+        assert_eq!(b.chassis_number, "JTDBR32E720012345");
+        // Either side names the same document.
+        assert_eq!(
+            build(DocumentKind::CarLicenceBack, &both),
+            build(DocumentKind::CarLicenceFront, &both)
+        );
     }
 
     #[test]

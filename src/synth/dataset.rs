@@ -90,6 +90,10 @@ pub struct OtherDocument {
     pub kind: DocumentKind,
     /// Its corners in image pixels, as [`TruthRecord::corners`].
     pub corners: [[f32; 2]; 4],
+    /// Its printed field texts by key (absent from folders written before the
+    /// generator recorded them).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, String>,
 }
 
 /// The name of the truth file in a document folder.
@@ -188,11 +192,11 @@ impl Dataset {
             Some(other) => {
                 let document = identity::generate(other, &mut rng);
                 let card = render_card(&document, plan.card_width(), self.fonts, &face, &mut rng)?;
-                Some((other, card))
+                Some((other, card, document.fields))
             }
             None => None,
         };
-        let captured = plan.capture(&card, beside.as_ref().map(|(_, c)| c), &mut rng);
+        let captured = plan.capture(&card, beside.as_ref().map(|(_, c, _)| c), &mut rng);
         let h = &captured.card_to_image;
         let (width, height) = (captured.width, captured.height);
         let to_truth = |line: &PrintedLine| truth_line(line, h, width, height);
@@ -200,10 +204,11 @@ impl Dataset {
             h.card_corners(card.image.width() as f64, card.image.height() as f64)
                 .map(|[x, y]| [x as f32, y as f32])
         };
-        let others = match (&beside, &captured.beside_to_image) {
-            (Some((kind, card)), Some(h)) => vec![OtherDocument {
-                kind: *kind,
-                corners: corners_of(h, card),
+        let others = match (beside, &captured.beside_to_image) {
+            (Some((kind, card, fields)), Some(h)) => vec![OtherDocument {
+                kind,
+                corners: corners_of(h, &card),
+                fields,
             }],
             _ => Vec::new(),
         };

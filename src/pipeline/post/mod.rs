@@ -299,7 +299,13 @@ pub struct PostProcessed {
 
 /// Validates and normalises the readings of a `kind` document and builds its records.
 pub fn post_process(kind: DocumentKind, readings: &Readings) -> PostProcessed {
-    let fields = match kind {
+    finish(kind, check(kind, readings))
+}
+
+/// The printed fields of one side of a `kind` document, validated and normalised
+/// by its kind's rules.
+pub fn check(kind: DocumentKind, readings: &Readings) -> CheckedFields {
+    match kind {
         DocumentKind::NidFront => nid_front::check(readings),
         DocumentKind::NidBack => nid_back::check(readings),
         DocumentKind::DriverLicence => driver_licence::check(readings),
@@ -307,11 +313,12 @@ pub fn post_process(kind: DocumentKind, readings: &Readings) -> PostProcessed {
         DocumentKind::CarLicenceBack => car_licence::check_back(readings),
         DocumentKind::Passport => passport::check(readings),
         DocumentKind::ResidencePermit => residence_permit::check(readings),
-    };
-    finish(kind, fields)
+    }
 }
 
-fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
+/// Both records of a `kind` document and the confidence report, from its checked
+/// fields: one side's, or a car licence's two sides' together (their keys differ).
+pub fn finish(kind: DocumentKind, fields: CheckedFields) -> PostProcessed {
     let printed: BTreeMap<String, String> = fields
         .iter()
         .filter(|(_, f)| !f.text.is_empty())
