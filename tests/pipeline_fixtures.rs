@@ -282,6 +282,72 @@ fn a_car_licences_two_sides_on_one_page_are_found_together_front_first_and_make_
     assert!(!read.vehicle_year.is_empty() && !read.vehicle_color.is_empty());
 }
 
+/// A recognizer that reads every line as one vehicle number, Latin capitals and
+/// digits: a car licence front's plate and its back's chassis number both take it.
+struct OneVehicleNumber;
+
+const VEHICLE_NUMBER: &str = "JTDBR32E720012345";
+
+impl hawiya::pipeline::LineRecognizer for OneVehicleNumber {
+    fn recognize(
+        &self,
+        crops: Vec<GrayImage>,
+    ) -> Result<Vec<LineReading>, hawiya::pipeline::ExtractError> {
+        Ok(crops
+            .iter()
+            .map(|_| LineReading::single(VEHICLE_NUMBER, 0.9))
+            .collect())
+    }
+
+    fn is_ready(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_car_licence_page_asked_as_a_car_licence_is_answered_and_pictured_with_both_sides() {
+    use DocumentKind::{CarLicenceBack, CarLicenceFront};
+    let records = TruthRecord::read_all(&page_fixtures()).unwrap();
+    let record = records
+        .iter()
+        .find(|r| r.kind == CarLicenceFront && !r.others.is_empty())
+        .expect("a car licence's two sides on a page");
+    let bytes = std::fs::read(page_fixtures().join(&record.file)).unwrap();
+    let pipeline = hawiya::pipeline::Pipeline::new(
+        hawiya::pipeline::PipelineConfig::default(),
+        classifier(),
+        std::sync::Arc::new(OneVehicleNumber),
+    );
+
+    let (result, trace) = pipeline.run(&bytes, Some(&[CarLicenceFront, CarLicenceBack]));
+
+    let extraction = result.expect("the page is read");
+    assert_eq!(extraction.kind, CarLicenceFront);
+    let FlowBData::CarLicence(read) = &extraction.flow_b else {
+        panic!("not a car licence's record");
+    };
+    // The plate is the front's, the chassis number the back's.
+    assert_eq!(read.plate_number, VEHICLE_NUMBER);
+    assert_eq!(read.chassis_number, VEHICLE_NUMBER);
+    assert_eq!(extraction.flow_a.platenumber, VEHICLE_NUMBER);
+    // The picture of the read shows the back under the front, each line boxed
+    // on its own side.
+    let overlay = hawiya::pipeline::Overlay::of_run(&trace, &extraction).expect("a picture");
+    let aspect = hawiya::layout::builtin(CarLicenceFront).page.aspect();
+    let front_height = (CARD_WIDTH as f32 / aspect).round() as u32;
+    assert!(
+        overlay.height > front_height + front_height / 2,
+        "{}",
+        overlay.height
+    );
+    let boxed = |key: &str| {
+        let field = overlay.fields.iter().find(|f| f.key == key);
+        field.unwrap_or_else(|| panic!("no box for {key}")).bounds
+    };
+    assert!(boxed("plate_number")[3] <= front_height);
+    assert!(boxed("chassis_number")[1] >= front_height);
+}
+
 #[test]
 fn a_back_sent_as_a_front_is_taken_for_the_back_it_is() {
     // The pipeline then refuses it as WRONG_ID_TYPE (engine.rs, verdict).

@@ -422,6 +422,15 @@ fn first_shared_line(
 }
 
 impl LineBox {
+    /// The same box `dy` pixels lower.
+    pub fn moved_down(self, dy: u32) -> LineBox {
+        LineBox {
+            y0: self.y0 + dy,
+            y1: self.y1 + dy,
+            ..self
+        }
+    }
+
     /// Whether the two boxes share a good part of the smaller one's height and
     /// width: the same printed line, or a band straddling one line and the next.
     /// Lines of neighbouring fields touch at most by a grown dot or descender.

@@ -143,10 +143,11 @@ pub struct Trace {
     pub readings: Readings,
     /// The validated printed texts, by field key.
     pub fields: BTreeMap<String, String>,
-    /// The rectified card the lines were cut from.
+    /// The rectified card the lines were cut from; a car licence's two sides read
+    /// together, one above the other, the front on top.
     pub card: Option<GrayImage>,
     /// Where each field's line was found on `card` (the crop read), in the
-    /// layout's order.
+    /// layouts' order.
     pub lines: Vec<(String, LineBox)>,
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -319,14 +320,23 @@ impl Pipeline {
         };
         let mut fields = post::check(first.kind, &first.readings);
         trace.readings = first.readings;
-        trace.card = Some(first.card);
+        let mut card = first.card;
         for other in sides {
             let other_fields = post::check(other.kind, &other.readings);
             if read_enough(other.kind, &other_fields).is_ok() {
                 fields.extend(other_fields);
                 trace.readings.extend(other.readings);
+                // The picture of the read shows the other side under the card.
+                let below = card.height();
+                let lines = other
+                    .crops
+                    .iter()
+                    .map(|c| (c.key.clone(), c.line.moved_down(below)));
+                trace.lines.extend(lines);
+                card = one_above_the_other(&card, &other.card);
             }
         }
+        trace.card = Some(card);
         let processed = post::finish(class.kind, fields);
         trace.fields = processed
             .fields
@@ -347,6 +357,15 @@ impl Pipeline {
             overlay: None,
         })
     }
+}
+
+/// `top` with `bottom` under it (both [`CARD_WIDTH`] wide).
+fn one_above_the_other(top: &GrayImage, bottom: &GrayImage) -> GrayImage {
+    let width = top.width().max(bottom.width());
+    let mut both = GrayImage::new(width, top.height() + bottom.height());
+    image::imageops::replace(&mut both, top, 0, 0);
+    image::imageops::replace(&mut both, bottom, 0, i64::from(top.height()));
+    both
 }
 
 /// One side of a document on its way through the stages: rectified, then its

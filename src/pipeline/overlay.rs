@@ -1,6 +1,7 @@
 //! The picture of a read: the rectified card as the recognizer saw it (grey, at the
-//! canonical size), with the box of every line read drawn on it in the colour of
-//! its confidence, and the boxes themselves with what each line fed.
+//! canonical size; a car licence's two sides read together, one above the other),
+//! with the box of every line read drawn on it in the colour of its confidence, and
+//! the boxes themselves with what each line fed.
 //!
 //! Made only on request (`uploadImage?overlay=true`, `hawiya extract --overlay`):
 //! it is the one output that carries the image, so nothing else keeps one.
