@@ -132,6 +132,15 @@ fn printed_lines(
         .collect()
 }
 
+/// The page-scan fixture of a car licence's front with its back beside it.
+fn car_licence_page() -> TruthRecord {
+    TruthRecord::read_all(&page_fixtures())
+        .unwrap()
+        .into_iter()
+        .find(|r| r.kind == DocumentKind::CarLicenceFront && !r.others.is_empty())
+        .expect("a car licence's two sides on a page")
+}
+
 /// `corners` of a document in `record`'s image, in the pixels of `image` as decoded
 /// (a PDF page may be rasterised at another size than the truth's).
 fn outline_in(image: &RgbImage, record: &TruthRecord, corners: [[f32; 2]; 4]) -> Quad {
@@ -203,11 +212,7 @@ fn a_card_on_a_whole_page_or_an_unseen_face_is_found_and_read_and_of_two_sides_t
 fn a_car_licences_two_sides_on_one_page_are_found_together_front_first_and_make_one_record() {
     use DocumentKind::{CarLicenceBack, CarLicenceFront};
     let classifier = classifier();
-    let records = TruthRecord::read_all(&page_fixtures()).unwrap();
-    let record = records
-        .iter()
-        .find(|r| r.kind == CarLicenceFront && !r.others.is_empty())
-        .expect("a car licence's two sides on a page");
+    let record = &car_licence_page();
     let back = &record.others[0];
     assert_eq!(back.kind, CarLicenceBack);
     let image = image_in(&page_fixtures(), &record.file);
@@ -282,42 +287,12 @@ fn a_car_licences_two_sides_on_one_page_are_found_together_front_first_and_make_
     assert!(!read.vehicle_year.is_empty() && !read.vehicle_color.is_empty());
 }
 
-/// A recognizer that reads every line as one vehicle number, Latin capitals and
-/// digits: a car licence front's plate and its back's chassis number both take it.
-struct OneVehicleNumber;
-
-const VEHICLE_NUMBER: &str = "JTDBR32E720012345";
-
-impl hawiya::pipeline::LineRecognizer for OneVehicleNumber {
-    fn recognize(
-        &self,
-        crops: Vec<GrayImage>,
-    ) -> Result<Vec<LineReading>, hawiya::pipeline::ExtractError> {
-        Ok(crops
-            .iter()
-            .map(|_| LineReading::single(VEHICLE_NUMBER, 0.9))
-            .collect())
-    }
-
-    fn is_ready(&self) -> bool {
-        true
-    }
-}
-
 #[test]
 fn a_car_licence_page_asked_as_a_car_licence_is_answered_and_pictured_with_both_sides() {
     use DocumentKind::{CarLicenceBack, CarLicenceFront};
-    let records = TruthRecord::read_all(&page_fixtures()).unwrap();
-    let record = records
-        .iter()
-        .find(|r| r.kind == CarLicenceFront && !r.others.is_empty())
-        .expect("a car licence's two sides on a page");
+    let record = &car_licence_page();
     let bytes = std::fs::read(page_fixtures().join(&record.file)).unwrap();
-    let pipeline = hawiya::pipeline::Pipeline::new(
-        hawiya::pipeline::PipelineConfig::default(),
-        classifier(),
-        std::sync::Arc::new(OneVehicleNumber),
-    );
+    let pipeline = pipeline_reading(VEHICLE_NUMBER, hawiya::pipeline::PipelineConfig::default());
 
     let (result, trace) = pipeline.run(&bytes, Some(&[CarLicenceFront, CarLicenceBack]));
 
@@ -397,19 +372,17 @@ proptest! {
     }
 }
 
-/// Stands in for the recognizer: every crop reads, confidently, as the same valid
-/// national ID, so that a National ID side passes for read (the gates under test
-/// run before recognition).
-struct OneNumber;
+/// Stands in for the recognizer: every crop reads, confidently, as the same text.
+struct ReadsEveryLineAs(&'static str);
 
-impl hawiya::pipeline::LineRecognizer for OneNumber {
+impl hawiya::pipeline::LineRecognizer for ReadsEveryLineAs {
     fn recognize(
         &self,
         crops: Vec<GrayImage>,
     ) -> Result<Vec<LineReading>, hawiya::pipeline::ExtractError> {
         Ok(crops
             .iter()
-            .map(|_| LineReading::single("٣٠٣١٢٢٤٠٢٠١٨٥٩", 0.9))
+            .map(|_| LineReading::single(self.0, 0.9))
             .collect())
     }
 
@@ -418,11 +391,24 @@ impl hawiya::pipeline::LineRecognizer for OneNumber {
     }
 }
 
-/// The pipeline with the shipped classifier and [`OneNumber`] for a recognizer.
-fn pipeline_reading_one_number(
+/// A valid national ID: every line read as it, a National ID side passes for read
+/// (the gates under test run before recognition).
+const NATIONAL_ID: &str = "٣٠٣١٢٢٤٠٢٠١٨٥٩";
+
+/// A vehicle number, Latin capitals and digits: every line read as it, a car
+/// licence front's plate and its back's chassis number both take it.
+const VEHICLE_NUMBER: &str = "JTDBR32E720012345";
+
+/// The pipeline with the shipped classifier, every line read as `text`.
+fn pipeline_reading(
+    text: &'static str,
     config: hawiya::pipeline::PipelineConfig,
 ) -> hawiya::pipeline::Pipeline {
-    hawiya::pipeline::Pipeline::new(config, classifier(), std::sync::Arc::new(OneNumber))
+    hawiya::pipeline::Pipeline::new(
+        config,
+        classifier(),
+        std::sync::Arc::new(ReadsEveryLineAs(text)),
+    )
 }
 
 fn encoded(image: &RgbImage, format: image::ImageFormat) -> Vec<u8> {
@@ -439,10 +425,13 @@ fn png_bytes(image: &RgbImage) -> Vec<u8> {
 fn sharpness_is_judged_at_the_uploads_resolution() {
     // A bar between the sharpness of the coarse scan below measured on its 2x warp
     // (about 25) and at its own resolution (about 250).
-    let pipeline = pipeline_reading_one_number(hawiya::pipeline::PipelineConfig {
-        min_sharpness: 100.0,
-        ..Default::default()
-    });
+    let pipeline = pipeline_reading(
+        NATIONAL_ID,
+        hawiya::pipeline::PipelineConfig {
+            min_sharpness: 100.0,
+            ..Default::default()
+        },
+    );
     let image = fixture_image("nid-back-scan.jpg");
     // A 150 dpi scan with soft optics: the card, about 500 px wide, is warped up 2x.
     let coarse = imageops::blur(
@@ -470,7 +459,7 @@ fn sharpness_is_judged_at_the_uploads_resolution() {
 fn a_soft_photo_is_read_and_only_a_featureless_one_refused() {
     // Free of pixel noise (a phone smooths it away), a photo blurred by 2 px
     // measures about 2.6, yet the shipped recognizer reads every field of this one.
-    let pipeline = pipeline_reading_one_number(hawiya::pipeline::PipelineConfig::default());
+    let pipeline = pipeline_reading(NATIONAL_ID, hawiya::pipeline::PipelineConfig::default());
     let image = fixture_image("nid-front-photo.jpg");
     let (read, trace) = pipeline.run(&png_bytes(&imageops::blur(&image, 2.0)), None);
     assert!(read.is_ok(), "{:?} at {:?}", read.err(), trace.sharpness);
@@ -492,7 +481,7 @@ fn a_phone_cameras_full_size_photo_is_read_like_the_same_photo_at_the_tuned_size
     // The 1280x960 photo fixture enlarged to a 12 MP phone photo (4032x3024). The
     // card is looked for on an overview averaged back down and read from the
     // upload averaged down around it; both must map back to the upload's pixels.
-    let pipeline = pipeline_reading_one_number(hawiya::pipeline::PipelineConfig::default());
+    let pipeline = pipeline_reading(NATIONAL_ID, hawiya::pipeline::PipelineConfig::default());
     let image = fixture_image("nid-front-photo.jpg");
     let large = imageops::resize(&image, 4032, 3024, imageops::FilterType::CatmullRom);
     let (read, trace) = pipeline.run(&jpeg_bytes(&image), None);
