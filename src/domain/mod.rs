@@ -7,6 +7,7 @@ pub mod arabic;
 pub mod date;
 pub mod digits;
 pub mod districts;
+pub mod edit;
 pub mod egyptian_names;
 pub mod governorate;
 pub mod kind;

@@ -15,12 +15,12 @@ use serde::Serialize;
 
 use crate::domain::DocumentKind;
 use crate::domain::arabic::fold;
+use crate::domain::edit;
 use crate::pipeline::classify::Classifier;
 use crate::pipeline::decode::{self, DecodeLimits};
 use crate::pipeline::find::{find_document, reads_both_sides};
 use crate::pipeline::locate::LocateConfig;
 use crate::pipeline::post::LOW_CONFIDENCE;
-use crate::pipeline::post::text::levenshtein;
 use crate::pipeline::warp::Quad;
 use crate::pipeline::{LEGIBLE_CARD_WIDTH, PipelineOptions};
 use crate::progress::Progress;
@@ -730,7 +730,7 @@ pub fn evaluate(args: &DocsArgs) -> anyhow::Result<Report> {
                 let read = outcome.fields.get(key).map(String::as_str).unwrap_or("");
                 let exact = read == truth;
                 all_exact &= exact;
-                let cer = levenshtein(read, truth) as f64 / truth.chars().count().max(1) as f64;
+                let cer = edit::distance(read, truth) as f64 / truth.chars().count().max(1) as f64;
                 let f = field_tallies
                     .entry((outcome.group.clone(), key.clone()))
                     .or_default();

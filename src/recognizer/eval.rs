@@ -9,27 +9,11 @@ use serde::Serialize;
 
 use super::decode::{DecodeOptions, Reading};
 use super::recognize::Recognizer;
+use crate::domain::edit;
 use crate::layout::LineCategory;
 use crate::progress::Progress;
 use crate::synth::labels::LineLabel;
 use crate::synth::render::{FontSet, Inventory};
-
-/// Levenshtein distance over characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
 
 /// Running totals for one category.
 #[derive(Debug, Clone, Copy, Default)]
@@ -44,7 +28,7 @@ impl Tally {
     pub fn add(&mut self, truth: &str, read: &str) {
         self.lines += 1;
         self.exact += usize::from(truth == read);
-        self.errors += edit_distance(truth, read);
+        self.errors += edit::distance(truth, read);
         self.chars += truth.chars().count();
     }
 
@@ -363,10 +347,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn edit_distance_and_tallies() {
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("٣٠١", "٣٠١"), 0);
+    fn tallies_count_exact_lines_per_font_family() {
         let mut r = Report::default();
         let label = |text: &str, font: Option<&str>| LineLabel {
             file: String::new(),

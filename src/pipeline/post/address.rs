@@ -10,9 +10,10 @@
 //! its confidence lowered when a listed district of the same governorate is nearly
 //! identical to it.
 
-use super::text::{self, levenshtein};
+use super::text;
 use super::{Candidate, Checked, Readings};
 use crate::domain::arabic::{fold, is_among};
+use crate::domain::edit;
 use crate::domain::governorate::GOVERNORATES;
 use crate::domain::{Governorate, districts, governorate_in_address, lexicon};
 
@@ -192,7 +193,7 @@ fn nearest_listed(
             }
             let mut total = 0;
             for (a, b) in read.iter().zip(&listed) {
-                let distance = levenshtein(a, b);
+                let distance = edit::distance(a, b);
                 if distance > (b.chars().count() / 4).max(1) {
                     return None;
                 }
@@ -217,7 +218,7 @@ pub fn nearest_governorate(text: &str) -> Option<(Governorate, usize)> {
         .filter(|g| g.code != 88)
         .map(|g| {
             let name = fold(g.arabic);
-            (*g, levenshtein(&folded, &name), name.chars().count())
+            (*g, edit::distance(&folded, &name), name.chars().count())
         })
         .filter(|(_, distance, len)| *distance <= (len / 4).max(1))
         .min_by_key(|(_, distance, _)| *distance)

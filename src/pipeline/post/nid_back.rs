@@ -13,6 +13,7 @@ use super::{Checked, CheckedFields, RIVAL_MARGIN, Readings, clearly_likeliest};
 use crate::domain::Gender;
 use crate::domain::arabic::{fold, is_arabic_word};
 use crate::domain::date::PrintedDate;
+use crate::domain::edit;
 use crate::record::build::HUSBAND_LABEL;
 
 /// Closed vocabularies of the status line (docs/domain.md §1.5).
@@ -233,7 +234,7 @@ fn opens_with_label(line: &str) -> bool {
     let label = fold(HUSBAND_LABEL.trim_end_matches([':', ' ']));
     line.split_whitespace()
         .next()
-        .is_some_and(|word| text::levenshtein(&fold(word.trim_end_matches(':')), &label) <= 1)
+        .is_some_and(|word| edit::distance(&fold(word.trim_end_matches(':')), &label) <= 1)
 }
 
 /// `gender`, decided by other evidence than the printed word: the word's place, at

@@ -11,6 +11,7 @@ use super::{
     passing_with_rivals,
 };
 use crate::domain::date::PrintedDate;
+use crate::domain::edit;
 use crate::domain::mrz::{TD3_LINE_LEN, Td3, td3_line2_is_valid};
 use crate::domain::{Gender, NationalId};
 
@@ -241,7 +242,7 @@ impl VisualZone {
             ..td3_frame("EGY")
         }
         .line2();
-        if text::levenshtein(&line, &read) > REBUILT_LINE_REACH {
+        if edit::distance(&line, &read) > REBUILT_LINE_REACH {
             return None;
         }
         let confidence = [

@@ -6,6 +6,7 @@ use super::{Candidate, Checked, Readings, passing_with_rivals};
 use crate::domain::arabic::fold;
 use crate::domain::date::PrintedDate;
 use crate::domain::digits::{to_arabic_indic, to_ascii_digits};
+use crate::domain::edit;
 use crate::domain::name_list;
 
 /// Confidence kept by a reading that fails its field's rules.
@@ -24,22 +25,6 @@ pub fn clean(text: &str) -> String {
         })
         .collect();
     mapped.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Character edit distance.
-pub fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }
 
 fn candidates<'a>(readings: &'a Readings, key: &str) -> &'a [Candidate] {
@@ -149,7 +134,7 @@ fn choose_from_list(
     for candidate in candidates {
         let folded = fold(&clean(&candidate.text));
         for (f, entry) in &entries {
-            let distance = levenshtein(&folded, f);
+            let distance = edit::distance(&folded, f);
             let allowed = if f.chars().count() <= 4 { 1 } else { 2 };
             if distance <= allowed && nearest.is_none_or(|(d, _, _)| distance < d) {
                 nearest = Some((distance, entry, candidate));
@@ -301,13 +286,6 @@ mod tests {
     #[test]
     fn cleans_persian_forms_and_spaces() {
         assert_eq!(clean("  علی   ۱۲۳ کریم "), "علي ١٢٣ كريم");
-    }
-
-    #[test]
-    fn measures_edit_distance() {
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
-        assert_eq!(levenshtein("", "abc"), 3);
-        assert_eq!(levenshtein("مسلم", "مسلمة"), 1);
     }
 
     #[test]
