@@ -337,6 +337,40 @@ fn a_back_sent_as_a_front_is_taken_for_the_back_it_is() {
     assert_eq!(found, DocumentKind::NidBack);
 }
 
+#[test]
+fn a_residence_permit_the_classifier_would_read_as_the_driving_licence_asked_for_is_refused_by_its_title()
+ {
+    use hawiya::pipeline::ExtractError;
+    let record = TruthRecord::read_all(&page_fixtures())
+        .unwrap()
+        .into_iter()
+        .find(|r| r.kind == DocumentKind::ResidencePermit)
+        .expect("a residence permit on a page");
+    let bytes = std::fs::read(page_fixtures().join(&record.file)).unwrap();
+    // Under its prior the classifier reads the permit as the licence asked for.
+    let image = image_in(&page_fixtures(), &record.file);
+    let (found, _) = find_as_asked(&image, &classifier(), DocumentKind::DriverLicence);
+    assert_eq!(found, DocumentKind::DriverLicence);
+    let asked = [DocumentKind::DriverLicence];
+    // Its title read as a permit's and not as a licence's: refused as the permit.
+    let titled = |text| {
+        pipeline_reading(text, Default::default())
+            .run(&bytes, Some(&asked))
+            .0
+    };
+    assert_eq!(
+        titled("بطاقة إقامة").err(),
+        Some(ExtractError::WrongKind {
+            found: DocumentKind::ResidencePermit
+        })
+    );
+    // Its title read as the licence's: nothing against the request.
+    assert!(!matches!(
+        titled("رخصة قيادة"),
+        Err(ExtractError::WrongKind { .. })
+    ));
+}
+
 /// Mean absolute grey difference of two equally sized cards.
 fn difference(a: &GrayImage, b: &GrayImage) -> f64 {
     let sum: u64 = a

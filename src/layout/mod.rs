@@ -129,5 +129,15 @@ mod tests {
             Layout::from_toml("kind = 3"),
             Err(LayoutError::Toml(_))
         ));
+        // A card has one title.
+        let title = |text: &str| {
+            format!(
+                "[[fixed]]\ntext = \"{text}\"\nbox = [0.1, 0.0, 0.5, 0.1]\nsize = [0.04, 0.05]\nscript = \"arabic\"\ntitle = true\n"
+            )
+        };
+        let source = builtin_source(DocumentKind::DriverLicence);
+        let two_titles = format!("{source}\n{}", title("رخصة"));
+        let err = Layout::from_toml(&two_titles).unwrap_err();
+        assert!(err.to_string().contains("title"), "{err}");
     }
 }

@@ -183,6 +183,10 @@ pub struct FixedText {
     /// Printed in the accent colour rather than the ink colour.
     #[serde(default)]
     pub accent: bool,
+    /// The card's title: the words that name its kind (`رخصة قيادة`), at most one
+    /// per layout.
+    #[serde(default)]
+    pub title: bool,
 }
 
 impl FixedText {
@@ -288,6 +292,11 @@ impl Layout {
             .map(|f| f.key.as_str())
     }
 
+    /// The fixed text that names the kind ([`FixedText::title`]), if it prints one.
+    pub fn title(&self) -> Option<&FixedText> {
+        self.fixed_texts.iter().find(|t| t.title)
+    }
+
     fn validate(&self) -> Result<(), LayoutError> {
         let invalid = |reason: String| LayoutError::Invalid {
             kind: self.kind,
@@ -324,6 +333,9 @@ impl Layout {
         }
         for text in &self.fixed_texts {
             check_text("fixed text", &text.text, &text.rect, &text.size)?;
+        }
+        if self.fixed_texts.iter().filter(|t| t.title).count() > 1 {
+            return Err(invalid("more than one fixed text is the title".into()));
         }
         if let Some(g) = self.graphics.iter().find(|g| !g.rect.is_valid()) {
             return Err(invalid(format!(

@@ -146,6 +146,10 @@ pub struct Classification {
     pub upside_down: bool,
     /// Probability of the chosen class.
     pub confidence: f32,
+    /// The class the model found likelier when the request's prior chose this
+    /// one instead (it was under [`CLEARLY_SEEN`] sure of it): what the card's
+    /// printed title is read for before it is read as the kind asked for.
+    pub rival: Option<Class>,
 }
 
 impl Classification {
@@ -286,17 +290,19 @@ impl Classifier {
 
     /// The decision on a candidate's `probabilities` ([`decide_given`](Self::decide_given)).
     pub fn given(&self, p: &[f32], accepted: Option<&[DocumentKind]>) -> Classification {
-        let (mut class, mut confidence) = self.best(p, |_| true);
-        if let Some(accepted) = accepted
-            && !accepted.contains(&class.kind)
-            && confidence < CLEARLY_SEEN
-        {
-            (class, confidence) = self.best(p, |k| accepted.contains(&k));
-        }
+        let (likeliest, likelihood) = self.best(p, |_| true);
+        let (class, confidence, rival) = match accepted {
+            Some(accepted) if !accepted.contains(&likeliest.kind) && likelihood < CLEARLY_SEEN => {
+                let (class, confidence) = self.best(p, |k| accepted.contains(&k));
+                (class, confidence, Some(likeliest))
+            }
+            _ => (likeliest, likelihood, None),
+        };
         Classification {
             kind: class.kind,
             upside_down: class.upside_down,
             confidence,
+            rival,
         }
     }
 
@@ -551,13 +557,18 @@ mod tests {
             (DocumentKind::NidFront, false)
         );
         assert!(read.confidence < unsure.decide(&x).confidence);
+        // The likelier kind stays known, for the card's title to be read for it.
+        let rival = read.rival.unwrap();
+        assert_eq!(
+            (rival.kind, rival.upside_down),
+            (DocumentKind::NidBack, false)
+        );
+        assert_eq!(unsure.decide(&x).rival, None);
         // Sure of it: a back, which the request does not accept.
         let sure = leaning(6.0, 1.0);
         assert!(sure.decide(&x).confidence >= CLEARLY_SEEN);
-        assert_eq!(
-            sure.decide_given(&x, Some(&front)).kind,
-            DocumentKind::NidBack
-        );
+        let refused = sure.decide_given(&x, Some(&front));
+        assert_eq!((refused.kind, refused.rival), (DocumentKind::NidBack, None));
         // A kind asked for is read as it is.
         let back = [DocumentKind::NidBack, DocumentKind::Passport];
         assert_eq!(unsure.decide_given(&x, Some(&back)), unsure.decide(&x));

@@ -7,14 +7,16 @@ use std::time::{Duration, Instant};
 use image::{GrayImage, RgbImage};
 
 use super::classify::{Classification, Classifier};
-use super::cut::{self, FieldRegion, LineBox, LineCrop};
+use super::cut::{self, LineBox, LineCrop};
 use super::decode::{self, DecodeLimits, Format};
 use super::find::{Found, find_document};
 use super::locate::{LocateConfig, LocateMethod};
 use super::overlay::Overlay;
 use super::post::{self, Checked, CheckedFields, LineReading, Readings};
 use super::rectify::{Rectified, rectify};
+use super::regions::regions;
 use super::second_look::second_look;
+use super::title::TitleCheck;
 use super::warp::Quad;
 use super::{ExtractError, Extraction, Extractor};
 use crate::domain::DocumentKind;
@@ -288,17 +290,28 @@ impl Pipeline {
             .iter()
             .map(|c| (c.key.clone(), c.line))
             .collect();
+        // A card the classifier found likelier another kind is read for its title.
+        let title_check = TitleCheck::of(&class);
+        let titles = title_check.map_or_else(Vec::new, |check| check.crops(&sides[0].card));
         timer.lap("cut_lines");
 
-        // Every side's lines in one call, so the batcher groups them.
-        let crops = sides.iter().flat_map(|s| &s.crops).map(|c| c.image.clone());
-        let mut readings = self.recognizer.recognize_each(crops.collect())?.into_iter();
+        // Every side's lines and the titles in one call, so the batcher groups them.
+        let crops = sides.iter().flat_map(|s| &s.crops).chain(&titles);
+        let crops = crops.map(|c| c.image.clone()).collect();
+        let mut readings = self.recognizer.recognize_each(crops)?.into_iter();
         for side in &mut sides {
             let read: Vec<LineReading> = readings.by_ref().take(side.crops.len()).collect();
             side.readings = side.crops.iter().map(|c| c.key.clone()).zip(read).collect();
             side.readings.retain(|_, r| !r.candidates.is_empty());
         }
         timer.lap("recognize");
+        if let Some(check) = title_check
+            && check.names_rival(&readings.collect::<Vec<_>>())
+        {
+            return Err(ExtractError::WrongKind {
+                found: check.rival.kind,
+            });
+        }
         if let Some(below) = self.config.second_look_below {
             for side in &mut sides {
                 let layout = layout::builtin(side.kind);
@@ -480,81 +493,6 @@ const LINES_READ: usize = 2;
 /// See [`LINES_READ`].
 const LINE_READ: f32 = 0.5;
 
-/// The field boxes of a kind's layout, with the middle of each font-size range,
-/// each masking the fixed texts and solid graphics that do not overlap it.
-pub fn regions(kind: DocumentKind) -> Vec<FieldRegion> {
-    use layout::GraphicKind;
-    let layout = layout::builtin(kind);
-    let rect = |r: &layout::UnitRect| [r.x0, r.y0, r.x1, r.y1];
-    // Faint backgrounds lie under the text and are no one's ink.
-    let solid = layout.graphics.iter().filter(|g| {
-        !matches!(
-            g.kind,
-            GraphicKind::Watermark | GraphicKind::Pyramids | GraphicKind::Specimen
-        )
-    });
-    let labels: Vec<[f32; 4]> = layout.fixed_texts.iter().map(|t| rect(&t.rect)).collect();
-    let graphics: Vec<[f32; 4]> = solid.map(|g| rect(&g.rect)).collect();
-    layout
-        .fields
-        .iter()
-        .map(|f| {
-            let own = rect(&f.rect);
-            let masks = labels
-                .iter()
-                .filter(|o| !overlaps(o, &own))
-                .copied()
-                .chain(
-                    graphics
-                        .iter()
-                        .filter(|o| !overlaps(o, &own))
-                        .map(|g| grown_clear_of(g, &own, GRAPHIC_MASK_GROWTH)),
-                )
-                .collect();
-            FieldRegion {
-                key: f.key.clone(),
-                rect: own,
-                em: (f.size.min + f.size.max) / 2.0,
-                align: f.align,
-                masks,
-            }
-        })
-        .collect()
-}
-
-/// How far a solid graphic's mask reaches past its box, as a fraction of the
-/// card's width and height. An outline located a few pixels off moves a
-/// barcode's edge or a band's rule out of an exact mask into the search window of
-/// the field beside it, where its dense ink outweighs a short, thin line.
-const GRAPHIC_MASK_GROWTH: f32 = 0.012;
-
-fn overlaps(a: &[f32; 4], b: &[f32; 4]) -> bool {
-    a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3]
-}
-
-/// `mask` grown by `growth` on every side, but never into `own` (which it does
-/// not overlap): on the axes that separate the two, the grown edge stops at
-/// `own`'s.
-fn grown_clear_of(mask: &[f32; 4], own: &[f32; 4], growth: f32) -> [f32; 4] {
-    let [x0, y0, x1, y1] = *mask;
-    let mut grown = [x0 - growth, y0 - growth, x1 + growth, y1 + growth];
-    if overlaps(&grown, own) {
-        if x1 <= own[0] {
-            grown[2] = grown[2].min(own[0]);
-        }
-        if own[2] <= x0 {
-            grown[0] = grown[0].max(own[2]);
-        }
-        if y1 <= own[1] {
-            grown[3] = grown[3].min(own[1]);
-        }
-        if own[3] <= y0 {
-            grown[1] = grown[1].max(own[3]);
-        }
-    }
-    grown
-}
-
 impl Extractor for Pipeline {
     fn extract(
         &self,
@@ -578,18 +516,6 @@ impl Extractor for Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_graphics_mask_grows_but_never_into_the_fields_box() {
-        let date = [0.62, 0.72, 0.795, 0.795];
-        // A barcode below the date: grown on every side, up to the date's bottom.
-        let barcode = grown_clear_of(&[0.30, 0.815, 0.97, 0.965], &date, 0.03);
-        assert_eq!(barcode[1], 0.795);
-        assert!(barcode[0] < 0.30 && barcode[2] > 0.97 && barcode[3] > 0.965);
-        // Far enough away, it grows by the full amount.
-        let band = grown_clear_of(&[0.0, 0.0, 1.0, 0.145], &date, 0.012);
-        assert!((band[3] - 0.157).abs() < 1e-6, "{band:?}");
-    }
 
     fn fields(pairs: &[(&str, &str, f32)]) -> CheckedFields {
         pairs
@@ -666,21 +592,5 @@ mod tests {
             verdict(Some(&[Passport, ResidencePermit]), Passport, &read),
             Ok(())
         );
-    }
-
-    #[test]
-    fn every_field_is_clear_of_its_grown_masks() {
-        use crate::domain::DocumentKind;
-        for kind in DocumentKind::ALL {
-            for region in regions(kind) {
-                for mask in &region.masks {
-                    assert!(
-                        !overlaps(mask, &region.rect),
-                        "{kind:?} {}: {mask:?}",
-                        region.key
-                    );
-                }
-            }
-        }
     }
 }

@@ -15,17 +15,20 @@ pub mod overlay;
 pub mod overview;
 pub mod post;
 pub mod rectify;
+mod regions;
 pub mod second_look;
 mod shrink;
+mod title;
 pub mod warp;
 
 pub use engine::{
     CARD_WIDTH, LEGIBLE_CARD_WIDTH, LineRecognizer, Pipeline, PipelineConfig, SECOND_LOOK_BELOW,
-    Trace, regions,
+    Trace,
 };
 pub use extraction::{ExtractError, Extraction, TOO_BLURRY_ADVICE, TOO_SMALL_ADVICE};
 pub use options::{BEAM_WIDTH, PipelineOptions};
 pub use overlay::{Overlay, OverlayField};
+pub use regions::regions;
 
 use crate::domain::DocumentKind;
 
