@@ -13,7 +13,7 @@ use crate::pipeline::SECOND_LOOK_BELOW;
 use crate::pipeline::cut::{LineBox, LineCrop};
 use crate::pipeline::post::nid::{self, Digits, Expect};
 use crate::pipeline::post::{Candidate, LineReading, Readings, text};
-use crate::pipeline::second_look::second_look;
+use crate::pipeline::second_look::{SideLines, second_look};
 use crate::progress::Progress;
 use crate::recognizer::decode::CTC_WEIGHT;
 use crate::recognizer::eval::{Report, evaluate};
@@ -143,7 +143,12 @@ fn second_look_of(
     };
     let mut readings = Readings::from([(key.to_string(), LineReading::from(reading))]);
     let nid_front = crate::layout::builtin(crate::domain::DocumentKind::NidFront);
-    second_look(recognizer, nid_front, &[crop], &mut readings, below)?;
+    let mut side = [SideLines {
+        layout: nid_front,
+        crops: &[crop],
+        readings: &mut readings,
+    }];
+    second_look(recognizer, &mut side, below)?;
     Ok(readings
         .remove(key)
         .map(|r| r.second_look)

@@ -15,7 +15,7 @@ use super::overlay::Overlay;
 use super::post::{self, Checked, CheckedFields, LineReading, Readings};
 use super::rectify::{Rectified, rectify};
 use super::regions::regions;
-use super::second_look::second_look;
+use super::second_look::{SideLines, second_look};
 use super::title::TitleCheck;
 use super::warp::Quad;
 use super::{ExtractError, Extraction, Extractor};
@@ -313,16 +313,15 @@ impl Pipeline {
             });
         }
         if let Some(below) = self.config.second_look_below {
-            for side in &mut sides {
-                let layout = layout::builtin(side.kind);
-                second_look(
-                    &*self.recognizer,
-                    layout,
-                    &side.crops,
-                    &mut side.readings,
-                    below,
-                )?;
-            }
+            let mut lines: Vec<SideLines> = sides
+                .iter_mut()
+                .map(|side| SideLines {
+                    layout: layout::builtin(side.kind),
+                    crops: &side.crops,
+                    readings: &mut side.readings,
+                })
+                .collect();
+            second_look(&*self.recognizer, &mut lines, below)?;
             timer.lap("second_look");
         }
 

@@ -31,39 +31,61 @@ const SCALES: [f32; 2] = [0.9, 1.1];
 /// height.
 const MARGIN: f32 = 0.15;
 
-/// Reads again, as [`variants`], the crops of the fields `layout` marks for a second
-/// look ([`FieldSpec::second_look`](crate::layout::FieldSpec::second_look)) whose best
-/// reading is less confident than `below`, and adds what those readings propose to
-/// the field's candidates, after its own.
+/// The lines of one side of a document, as [`second_look`] reads them again.
+pub struct SideLines<'a> {
+    pub layout: &'a Layout,
+    pub crops: &'a [LineCrop],
+    /// By field key, as the first look read them.
+    pub readings: &'a mut Readings,
+}
+
+/// Reads again, as [`variants`], the crops of the fields each side's layout marks
+/// for a second look ([`FieldSpec::second_look`](crate::layout::FieldSpec::second_look))
+/// whose best reading is less confident than `below`, and adds what those readings
+/// propose to the field's candidates, after its own. Every side's doubtful lines go
+/// to the recognizer in one call, so a car licence's two sides are batched together.
 pub fn second_look(
     recognizer: &dyn LineRecognizer,
-    layout: &Layout,
-    crops: &[LineCrop],
-    readings: &mut Readings,
+    sides: &mut [SideLines<'_>],
     below: f32,
 ) -> Result<(), ExtractError> {
-    let doubtful: Vec<&LineCrop> = crops
+    let doubtful: Vec<(usize, &LineCrop)> = sides
         .iter()
-        .filter(|crop| {
-            layout.field(&crop.key).is_some_and(|f| f.second_look)
-                && readings
-                    .get(&crop.key)
-                    .and_then(LineReading::best)
-                    .is_some_and(|best| best.confidence < below)
+        .enumerate()
+        .flat_map(|(side, lines)| {
+            lines
+                .crops
+                .iter()
+                .filter(|crop| is_doubtful(lines, crop, below))
+                .map(move |crop| (side, crop))
         })
         .collect();
     if doubtful.is_empty() {
         return Ok(());
     }
-    let images: Vec<GrayImage> = doubtful.iter().flat_map(|c| variants(&c.image)).collect();
+    let images: Vec<GrayImage> = doubtful
+        .iter()
+        .flat_map(|(_, c)| variants(&c.image))
+        .collect();
     let second = recognizer.recognize_each(images)?;
-    for (crop, others) in doubtful.iter().zip(second.chunks(SCALES.len() + 1)) {
-        if let Some(reading) = readings.get_mut(&crop.key) {
+    for (&(side, crop), others) in doubtful.iter().zip(second.chunks(SCALES.len() + 1)) {
+        if let Some(reading) = sides[side].readings.get_mut(&crop.key) {
             let proposed = others.iter().flat_map(|o| o.candidates.iter().cloned());
             reading.second_look.extend(proposed);
         }
     }
     Ok(())
+}
+
+/// Whether `crop` is of a field its layout marks for a second look, read less
+/// confidently than `below`.
+fn is_doubtful(lines: &SideLines<'_>, crop: &LineCrop, below: f32) -> bool {
+    lines.layout.field(&crop.key).is_some_and(|f| f.second_look)
+        && lines
+            .readings
+            .get(&crop.key)
+            .and_then(LineReading::best)
+            .is_some_and(|best| best.confidence < below)
 }
 
 /// The three variants of a line crop: scaled to 0.9 and 1.1 of its width, and
@@ -154,7 +176,12 @@ mod tests {
             calls: Mutex::new(Vec::new()),
             confidence: 0.9,
         };
-        second_look(&probe, nid_front(), &crops, &mut readings, 0.5).unwrap();
+        let mut sides = [SideLines {
+            layout: nid_front(),
+            crops: &crops,
+            readings: &mut readings,
+        }];
+        second_look(&probe, &mut sides, 0.5).unwrap();
         assert_eq!(*probe.calls.lock(), [3], "one call with the three variants");
         let id = &readings["national_id"];
         assert_eq!(texts(&id.candidates), ["first"]);
@@ -172,8 +199,52 @@ mod tests {
             calls: Mutex::new(Vec::new()),
             confidence: 0.2,
         };
-        second_look(&probe, nid_front(), &crops, &mut readings, 0.5).unwrap();
+        let mut sides = [SideLines {
+            layout: nid_front(),
+            crops: &crops,
+            readings: &mut readings,
+        }];
+        second_look(&probe, &mut sides, 0.5).unwrap();
         assert!(probe.calls.lock().is_empty());
         assert_eq!(readings["first_name"], LineReading::single("محمد", 0.9));
+    }
+
+    #[test]
+    fn two_sides_doubtful_lines_are_read_again_in_one_call() {
+        let back = crate::layout::builtin(crate::domain::DocumentKind::NidBack);
+        let front_crops = [crop("national_id", 100)];
+        let back_crops = [crop("national_id", 80)];
+        let doubtful = || Readings::from([("national_id".into(), LineReading::single("x", 0.3))]);
+        let (mut front_readings, mut back_readings) = (doubtful(), doubtful());
+        let probe = WidthProbe {
+            calls: Mutex::new(Vec::new()),
+            confidence: 0.9,
+        };
+        let mut sides = [
+            SideLines {
+                layout: nid_front(),
+                crops: &front_crops,
+                readings: &mut front_readings,
+            },
+            SideLines {
+                layout: back,
+                crops: &back_crops,
+                readings: &mut back_readings,
+            },
+        ];
+        second_look(&probe, &mut sides, 0.5).unwrap();
+        assert_eq!(
+            *probe.calls.lock(),
+            [6],
+            "one call with both sides' variants"
+        );
+        assert_eq!(
+            texts(&front_readings["national_id"].second_look),
+            ["90", "110", "100"]
+        );
+        assert_eq!(
+            texts(&back_readings["national_id"].second_look),
+            ["72", "88", "80"]
+        );
     }
 }
