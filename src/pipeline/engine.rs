@@ -290,7 +290,8 @@ impl Pipeline {
             .iter()
             .map(|c| (c.key.clone(), c.line))
             .collect();
-        // A card the classifier found likelier another kind is read for its title.
+        // A card on which the classifier found another kind likelier is read for
+        // its title too.
         let title_check = TitleCheck::of(&class);
         let titles = title_check.map_or_else(Vec::new, |check| check.crops(&sides[0].card));
         timer.lap("cut_lines");
