@@ -7,18 +7,20 @@
 #                                           # and the model to start from (default
 #                                           # models/recognizer); keep .gpu/ out of git
 #   scripts/train_gpu.sh run SECONDS [hawiya train options]
-#                                           # there, from the repository root: cuts
-#                                           # pipeline crops on the CPU cores, then
-#                                           # trains from .gpu/init until SECONDS after
+#                                           # there, from the repository root: trains
+#                                           # from .gpu/init on generated crops while
+#                                           # the CPU cores cut pipeline crops, then
+#                                           # with them mixed in, until SECONDS after
 #                                           # the start; the export lands in
 #                                           # $OUT/recognizer, the log in $OUT/log.txt
 #
 # Then here: `hawiya calibrate --model DIR ...` as at the end of scripts/train.sh.
 # CROP_SEED (default 21) picks the documents the crops are cut from (the seed and the
 # two after it: photos, scans, mixed captures), DOCS (default 300) how many per
-# cutting job, eleven jobs in all (about 31,000 crops in 110 s on 16 cores).
-# A step of 256 crops takes about 110 ms on an H100 at the shipped shape and 150 ms
-# with 6 encoder and 3 decoder layers; CUDA libraries are found where the machine
+# cutting job, eleven jobs in all (about 31,000 crops in 110 s on 16 idle cores;
+# crops cut after the training's time is spent are not used).
+# A step of 256 crops takes about 145 ms on an H100 at the shipped shape (6 encoder
+# and 3 decoder layers); CUDA libraries are found where the machine
 # keeps them (the driver's libcuda, the toolkit's cuBLAS, cuRAND and cudart).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +65,24 @@ run() {
     local device=${DEVICE:-cuda}
     [ "$device" = cpu ] || cuda_libraries
 
+    # The rest of the budget, less a minute for the last export and the copy back and
+    # half a minute for the restart below.
+    local minutes
+    minutes=$(awk -v s=$((budget - (SECONDS - start) - 90)) 'BEGIN { printf "%.2f", s / 60 }')
+    train() {
+        RAYON_NUM_THREADS=3 "$hawiya" train --device "$device" --init .gpu/init \
+            --out "$out/recognizer" --checkpoints "$work/checkpoints" --minutes "$minutes" \
+            --batch-size "${BATCH:-256}" --export-minutes 1 --log-every 100 "$@" 2>&1 |
+            grep --line-buffered -vE '^\s*$|%\|'
+    }
+
+    # While the cores cut pipeline crops, the GPU already trains on generated crops,
+    # checkpointing every 15 s; once the crops are cut, that run is stopped and
+    # resumed from its checkpoint with the crops mixed in. The learning rate follows
+    # the elapsed training time the checkpoint keeps, so it goes on where it was.
+    train --data-threads 4 --checkpoint-minutes 0.25 "$@" &
+    local first=$!
+
     # Documents of the training fonts and faces, rectified with their true outline
     # and cut by the line finder, as scripts/train.sh makes its pipeline crops.
     cut() { # name capture seed start
@@ -74,6 +94,8 @@ run() {
         rm -rf "$dir.docs"
     }
     local jobs=() i
+    # No whole-page captures: an A4 page at up to 600 dpi renders about ten times
+    # slower than a card, and 800 of them kept the cores busy for 573 s.
     for i in 0 1 2 3 4 5; do cut "photo$i" photo "$seed" $((i * docs)) & jobs+=($!); done
     for i in 0 1 2; do cut "scan$i" scan $((seed + 1)) $((i * docs)) & jobs+=($!); done
     for i in 0 1; do cut "mixed$i" mixed $((seed + 2)) $((i * docs)) & jobs+=($!); done
@@ -84,13 +106,10 @@ run() {
     done
     echo "crops cut in $((SECONDS - start)) s"
 
-    # The rest of the budget, less a minute for the last export and the copy back.
-    local minutes
-    minutes=$(awk -v s=$((budget - (SECONDS - start) - 60)) 'BEGIN { printf "%.2f", s / 60 }')
-    RAYON_NUM_THREADS=3 "$hawiya" train --device "$device" --init .gpu/init \
-        --out "$out/recognizer" --checkpoints "$work/checkpoints" --minutes "$minutes" \
-        --batch-size "${BATCH:-256}" --data-threads "${DATA_THREADS:-12}" --export-minutes 1 --checkpoint-minutes 100 \
-        --log-every 100 --extra-share 0.3 "${extra[@]}" "$@" 2>&1 | grep -vE '^\s*$|%\|'
+    pkill -TERM -P "$first" -x hawiya || true
+    wait "$first" || true
+    train --data-threads "${DATA_THREADS:-12}" --checkpoint-minutes 100 \
+        --extra-share 0.3 "${extra[@]}" "$@"
     echo "finished in $((SECONDS - start)) s"
 }
 
