@@ -48,21 +48,7 @@ def run(cmd, **kw):
 
 
 def install_debian(packages: set[str]) -> None:
-    missing = [
-        p
-        for p in sorted(packages)
-        if "install ok installed"
-        not in subprocess.run(
-            ["dpkg-query", "-W", "-f=${Status}", p], capture_output=True, text=True
-        ).stdout
-    ]
-    if not missing:
-        return
-    print(f"fonts: apt-get install {' '.join(missing)}", flush=True)
-    sudo = [] if os.geteuid() == 0 else ["sudo"]
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    run(sudo + ["apt-get", "update", "-qq"], env=env)
-    run(sudo + ["apt-get", "install", "-y", "-qq", *missing], env=env)
+    run([str(Path(__file__).with_name("apt_install.sh")), *sorted(packages)])
 
 
 def debian_file(package: str, file: str) -> Path:
