@@ -116,6 +116,19 @@ impl Quad {
         )
     }
 
+    /// The parallelogram on three of the corners: corner `k` moved to where the
+    /// sides from its neighbours, parallel to the sides opposite, meet.
+    pub fn with_corner_completed(&self, k: usize) -> Quad {
+        let c = self.corners;
+        let (before, opposite, after) = (c[(k + 3) % 4], c[(k + 2) % 4], c[(k + 1) % 4]);
+        let mut corners = c;
+        corners[k] = Point::new(
+            before.x + after.x - opposite.x,
+            before.y + after.y - opposite.y,
+        );
+        Quad { corners }
+    }
+
     /// Absolute area (shoelace formula).
     pub fn area(&self) -> f32 {
         signed_area(&self.corners).abs()
@@ -379,6 +392,17 @@ fn for_each_source_point(
 mod tests {
     use super::*;
     use image::{Luma, Rgb};
+
+    #[test]
+    fn a_corner_cut_off_a_tilted_rectangle_is_put_back_by_the_other_three() {
+        let card = Quad::from_xy([[10.0, 20.0], [210.0, 40.0], [198.0, 166.0], [-2.0, 146.0]]);
+        let mut cut = card;
+        cut.corners[3] = Point::new(30.0, 120.0);
+        let completed = cut.with_corner_completed(3);
+        assert!(completed.corner_error(&card) < 1e-3, "{completed:?}");
+        // The other corners stay where they were.
+        assert_eq!(completed.corners[..3], cut.corners[..3]);
+    }
 
     #[test]
     fn two_outlines_share_the_area_they_both_cover_whichever_way_they_wind() {

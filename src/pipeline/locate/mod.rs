@@ -9,8 +9,9 @@
 //! ([`printed_block`]) gives way to one enclosing it. A second search ([`region`])
 //! takes the document as the region that stands out from a plain surface, which
 //! finds a pale card whose outline is too faint for the edges; on a scanner's
-//! surface it comes first. Where no region stands out whole, a pale card on a
-//! page is the outline around its print ([`printed_block::around_print`]). The
+//! surface it comes first. Where no region stands out whole, or the one that
+//! does is not backed by edges, a pale card on a page is the outline around its
+//! print ([`printed_block::around_print`]). The
 //! winner's sides are refined against the gradient and fitted to the
 //! full-resolution edges ([`sides`], [`shadow`]), then scaled back to source
 //! pixels.
@@ -177,6 +178,19 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
     let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
+    // On a page where no region stands out whole as a document, a pale card is
+    // the outline around its print; first unless the edge search found a better
+    // one.
+    let around_print = |field: &GradientField| {
+        region::print_block(&colour, config)
+            .and_then(|block| printed_block::around_print(field, &block, config))
+            .map(|(quad, score)| {
+                let first = found
+                    .first()
+                    .is_none_or(|best| rank(&quad, score) >= rank(&best.0, best.1));
+                (quad, score, first)
+            })
+    };
     let on_surface = if let Some(region) = surface_region(&colour, config) {
         let refined = refine(&field, region.quad);
         let refined = onto_faint_side(&field, refined, config).unwrap_or(refined);
@@ -196,18 +210,18 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
             || found.first().is_none_or(|best| {
                 score >= 0.3 && rank(&refined, score) >= 0.8 * rank(&best.0, best.1)
             });
-        Some((refined, score, first))
+        // A region whose outline its edges do not back (a pale card joined to a
+        // shade of the page at one corner) gives way to the outline around its
+        // print where that is backed better.
+        if score < config.min_score
+            && let Some(around) = around_print(&field).filter(|around| around.1 > score)
+        {
+            Some(around)
+        } else {
+            Some((refined, score, first))
+        }
     } else {
-        // On a page where no region stands out whole, a pale card is the outline
-        // around its print; first unless the edge search found a better one.
-        region::print_block(&colour, config)
-            .and_then(|block| printed_block::around_print(&field, &block, config))
-            .map(|(quad, score)| {
-                let first = found
-                    .first()
-                    .is_none_or(|best| rank(&quad, score) >= rank(&best.0, best.1));
-                (quad, score, first)
-            })
+        around_print(&field)
     };
     if let Some((quad, score, first)) = on_surface {
         let outline = (quad, score, LocateMethod::SurfaceRegion);
@@ -592,6 +606,34 @@ pub(crate) mod tests {
             assert!(
                 (y - 240.0).abs() < 1.5,
                 "corner {corner} at y = {y}: {fitted:?}"
+            );
+        }
+    }
+
+    /// A pale card a shade darker than its paper, and a dark barcode starting
+    /// 6 px inside its left edge along a third of it: there the bars
+    /// step ten times as strongly as the card's edge, which runs on straight.
+    #[test]
+    fn a_side_is_fitted_to_the_cards_edge_where_print_runs_along_part_of_it() {
+        let image = RgbImage::from_fn(400, 300, |x, y| {
+            let (x, y) = (x as i32, y as i32);
+            let inside = (50..350).contains(&x) && (50..241).contains(&y);
+            if inside && (56..330).contains(&x) && (165..220).contains(&y) {
+                Rgb([40, 40, 40])
+            } else if inside {
+                Rgb([214, 214, 214])
+            } else {
+                Rgb([230, 230, 230])
+            }
+        });
+        // The left side as found lies 2 px inside the card.
+        let found = rect(52.0, 50.0, 350.0, 241.0);
+        let fitted = fit_sides(&image, found, 8.0);
+        for corner in [0, 3] {
+            let x = fitted.corners[corner].x;
+            assert!(
+                (x - 50.0).abs() < 1.5,
+                "corner {corner} at x = {x}: {fitted:?}"
             );
         }
     }

@@ -9,7 +9,8 @@
 //!
 //! On a page, a pale card may show no outline the edge search accepts at all;
 //! its print still stands out from the paper as one block, and the card is the
-//! outline around it ([`around_print`]).
+//! outline around it ([`around_print`]), or the block with the corner its print
+//! leaves empty put back.
 
 use std::ops::RangeInclusive;
 
@@ -84,10 +85,21 @@ pub(super) fn around_print(
         .filter(|&score| score >= config.min_score)
         .map(|score| (*block, score));
     let around = faint_outline_around(field, block, config, &enclosure);
+    // A card lying flat on a page is a parallelogram: where its print leaves one
+    // corner empty, the block's other three corners place it.
+    let completed = (0..4).filter_map(|k| {
+        let quad = block.with_corner_completed(k);
+        (config.is_card_shaped(&quad) && quad.encloses(block, 1.0 + RIM_IN_PRINT))
+            .then(|| score_quad_at(field, &quad, config, enclosure.backing))
+            .flatten()
+            .filter(|&score| score >= config.min_score)
+            .map(|score| (quad, score))
+    });
     let rank = |(quad, score): &(Quad, f32)| score * quad.area().sqrt();
     [itself, around]
         .into_iter()
         .flatten()
+        .chain(completed)
         .max_by(|a, b| rank(a).total_cmp(&rank(b)))
 }
 

@@ -21,9 +21,9 @@ const NEAR_PEAK: f32 = 0.3;
 /// Sharpens an outline found at low resolution on the full-resolution image: along
 /// each side, at many points, an edge of the side's polarity is looked for within
 /// `reach` pixels across it (the nearest of those at least [`NEAR_PEAK`] as strong
-/// as the strongest), and a line is fitted through those points (twice, dropping
-/// outliers). Corners are where fitted lines cross. A side
-/// with too few edge points keeps its line.
+/// as the strongest), and a line is fitted through those of the points that one
+/// line holds most of (twice, dropping outliers). Corners are where fitted lines
+/// cross. A side with too few edge points keeps its line.
 pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
     let c = quad.corners;
     let mut lines: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
@@ -132,6 +132,16 @@ pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
         if points.len() < count * 2 / 5 {
             continue;
         }
+        // Where print runs along part of a pale card's side, its points there lie
+        // on the print's edge, a few pixels inside: a line through all the
+        // points would tilt from the one edge to the other. The points that one
+        // line holds most of are the side's.
+        let on_one_line = most_on_one_line(&points, 1.5, count / 3);
+        let points = if on_one_line.len() >= count / 3 {
+            on_one_line
+        } else {
+            points
+        };
         if let Some(fitted) = fit_line_trimmed(&points, 1.5, count / 3, 2) {
             *line = fitted.line();
         }
@@ -206,6 +216,43 @@ pub(super) fn fit_line_trimmed(
         direction,
         support: near(fitted).count(),
     })
+}
+
+/// The points within `max_residual` of the line through two of them (at least
+/// `min_apart` apart in `points`' order, for a steady direction) that holds the
+/// most within half that, fewest total residual first among equals. Half: two
+/// parallel edges a few pixels apart, each along part of a side, hold more
+/// points within the full residual of a line tilted across both than either
+/// holds of its own.
+fn most_on_one_line(points: &[Point], max_residual: f32, min_apart: usize) -> Vec<Point> {
+    let residual = |a: Point, b: Point, p: Point| {
+        let len = a.distance(b).max(1e-6);
+        ((p.x - a.x) * (b.y - a.y) - (p.y - a.y) * (b.x - a.x)).abs() / len
+    };
+    let mut best: Option<(usize, f32, usize, usize)> = None;
+    for i in 0..points.len() {
+        for j in (i + min_apart.max(1))..points.len() {
+            let (mut on, mut total) = (0, 0.0);
+            for &p in points {
+                let r = residual(points[i], points[j], p);
+                if r <= 0.5 * max_residual {
+                    on += 1;
+                    total += r;
+                }
+            }
+            if best.is_none_or(|(n, t, _, _)| on > n || (on == n && total < t)) {
+                best = Some((on, total, i, j));
+            }
+        }
+    }
+    let Some((_, _, i, j)) = best else {
+        return Vec::new();
+    };
+    points
+        .iter()
+        .copied()
+        .filter(|&p| residual(points[i], points[j], p) <= max_residual)
+        .collect()
 }
 
 /// Total-least-squares line through points: centroid and unit direction.
