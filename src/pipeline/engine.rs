@@ -293,7 +293,9 @@ impl Pipeline {
         // A card on which the classifier found another kind likelier is read for
         // its title too.
         let title_check = TitleCheck::of(&class);
-        let titles = title_check.map_or_else(Vec::new, |check| check.crops(&sides[0].card));
+        let titles = title_check
+            .as_ref()
+            .map_or_else(Vec::new, |check| check.crops(&sides[0].card));
         timer.lap("cut_lines");
 
         // Every side's lines and the titles in one call, so the batcher groups them.

@@ -9,7 +9,7 @@ use image::GrayImage;
 use image::imageops;
 
 use super::classify::{Class, Classification};
-use super::cut::{self, LineCrop};
+use super::cut::{self, FieldRegion, LineCrop};
 use super::post::LineReading;
 use super::regions::title_region;
 use crate::domain::DocumentKind;
@@ -18,12 +18,14 @@ use crate::domain::edit;
 use crate::layout;
 
 /// The kinds whose titles tell the card apart, and where to read them.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TitleCheck {
     /// The class the card is read as (the request's prior chose it).
     pub chosen: Class,
     /// The class the classifier found likelier.
     pub rival: Class,
+    /// Where the chosen kind prints its title, then where the rival does.
+    regions: [FieldRegion; 2],
 }
 
 impl TitleCheck {
@@ -35,8 +37,12 @@ impl TitleCheck {
             kind: class.kind,
             upside_down: class.upside_down,
         };
-        let titled = |kind: DocumentKind| layout::builtin(kind).title().is_some();
-        (titled(chosen.kind) && titled(rival.kind)).then_some(TitleCheck { chosen, rival })
+        let regions = [title_region(chosen.kind)?, title_region(rival.kind)?];
+        Some(TitleCheck {
+            chosen,
+            rival,
+            regions,
+        })
     }
 
     /// The title lines on `card`, rectified upright as the chosen class: the
@@ -50,10 +56,10 @@ impl TitleCheck {
             turned = imageops::rotate180(card);
             &turned
         };
-        [(card, self.chosen.kind), (rival_card, self.rival.kind)]
+        [card, rival_card]
             .into_iter()
-            .filter_map(|(card, kind)| Some(cut::cut_lines(card, &[title_region(kind)?])))
-            .flatten()
+            .zip(&self.regions)
+            .flat_map(|(card, region)| cut::cut_lines(card, std::slice::from_ref(region)))
             .collect()
     }
 
@@ -90,14 +96,16 @@ mod tests {
     use crate::domain::DocumentKind::*;
 
     fn check(chosen: DocumentKind, rival: DocumentKind) -> TitleCheck {
-        let class = |kind| Class {
-            kind,
+        TitleCheck::of(&Classification {
+            kind: chosen,
             upside_down: false,
-        };
-        TitleCheck {
-            chosen: class(chosen),
-            rival: class(rival),
-        }
+            confidence: 0.4,
+            rival: Some(Class {
+                kind: rival,
+                upside_down: false,
+            }),
+        })
+        .unwrap()
     }
 
     fn read(texts: &[&str]) -> Vec<LineReading> {

@@ -18,6 +18,12 @@ impl Point {
         (self.x - other.x).hypot(self.y - other.y)
     }
 
+    /// How far `self` lies from the line through `through` along `direction` (of
+    /// any length but zero).
+    pub fn distance_to_line(self, through: Point, (dx, dy): (f32, f32)) -> f32 {
+        ((self.x - through.x) * dy - (self.y - through.y) * dx).abs() / dx.hypot(dy)
+    }
+
     /// Halfway between `self` and `other`.
     pub fn midpoint(self, other: Point) -> Point {
         Point::new((self.x + other.x) / 2.0, (self.y + other.y) / 2.0)
@@ -392,6 +398,18 @@ fn for_each_source_point(
 mod tests {
     use super::*;
     use image::{Luma, Rgb};
+
+    #[test]
+    fn a_points_distance_to_a_line_is_measured_square_to_it_on_either_side() {
+        let (origin, direction) = (Point::new(0.0, 0.0), (4.0, 3.0));
+        let distance = |x, y| Point::new(x, y).distance_to_line(origin, direction);
+        assert!((distance(3.0, -4.0) - 5.0).abs() < 1e-5);
+        assert!((distance(-3.0, 4.0) - 5.0).abs() < 1e-5);
+        assert!(distance(8.0, 6.0) < 1e-5);
+        // The direction's length does not matter.
+        let unit = Point::new(3.0, -4.0).distance_to_line(origin, (0.8, 0.6));
+        assert!((unit - 5.0).abs() < 1e-5);
+    }
 
     #[test]
     fn a_corner_cut_off_a_tilted_rectangle_is_put_back_by_the_other_three() {

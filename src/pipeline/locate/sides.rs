@@ -196,11 +196,11 @@ pub(super) fn fit_line_trimmed(
     min_kept: usize,
     rounds: usize,
 ) -> Option<FittedLine> {
-    let near = |(c, (dx, dy)): (Point, (f32, f32))| {
+    let near = |(centre, direction): (Point, (f32, f32))| {
         points
             .iter()
             .copied()
-            .filter(move |p| ((p.x - c.x) * -dy + (p.y - c.y) * dx).abs() <= max_residual)
+            .filter(move |p| p.distance_to_line(centre, direction) <= max_residual)
     };
     let mut fitted = fit_line(points)?;
     for _ in 0..rounds {
@@ -225,16 +225,13 @@ pub(super) fn fit_line_trimmed(
 /// points within the full residual of a line tilted across both than either
 /// holds of its own.
 fn most_on_one_line(points: &[Point], max_residual: f32, min_apart: usize) -> Vec<Point> {
-    let residual = |a: Point, b: Point, p: Point| {
-        let len = a.distance(b).max(1e-6);
-        ((p.x - a.x) * (b.y - a.y) - (p.y - a.y) * (b.x - a.x)).abs() / len
-    };
+    let along = |i: usize, j: usize| (points[j].x - points[i].x, points[j].y - points[i].y);
     let mut best: Option<(usize, f32, usize, usize)> = None;
     for i in 0..points.len() {
         for j in (i + min_apart.max(1))..points.len() {
             let (mut on, mut total) = (0, 0.0);
             for &p in points {
-                let r = residual(points[i], points[j], p);
+                let r = p.distance_to_line(points[i], along(i, j));
                 if r <= 0.5 * max_residual {
                     on += 1;
                     total += r;
@@ -251,7 +248,7 @@ fn most_on_one_line(points: &[Point], max_residual: f32, min_apart: usize) -> Ve
     points
         .iter()
         .copied()
-        .filter(|&p| residual(points[i], points[j], p) <= max_residual)
+        .filter(|&p| p.distance_to_line(points[i], along(i, j)) <= max_residual)
         .collect()
 }
 
