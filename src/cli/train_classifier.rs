@@ -31,9 +31,10 @@ pub struct TrainClassifierArgs {
     /// training documents (card faces it never saw).
     #[arg(long, default_value_t = TrainConfig::default().l2)]
     pub l2: f32,
-    /// Also train on a relit copy of every sample (uneven light, glare, blur).
+    /// Train on the samples alone, without a relit copy of each (uneven light,
+    /// glare, blur): the shipped model was trained with them.
     #[arg(long)]
-    pub relight: bool,
+    pub no_relight: bool,
 }
 
 /// Feature vectors of one document, on the upload's [`Overview`] as the pipeline
@@ -129,7 +130,7 @@ pub fn run(args: TrainClassifierArgs) -> anyhow::Result<()> {
     let samples: Vec<(Vec<f32>, usize)> = jobs
         .par_iter()
         .enumerate()
-        .map(|(i, (dir, record))| document_samples(dir, record, i as u64, args.relight))
+        .map(|(i, (dir, record))| document_samples(dir, record, i as u64, !args.no_relight))
         .collect::<anyhow::Result<Vec<_>>>()?
         .into_iter()
         .flatten()
