@@ -3,7 +3,9 @@
 //! enough to refuse ([`Classification::rival`]): a card whose title names that
 //! kind, and not the one asked for, is refused as it rather than read as the kind
 //! asked for. Two ID-1 cards laid out alike (a driving licence, a residence
-//! permit) differ in print most plainly there.
+//! permit) differ in print most plainly there. Only the rival's title need be
+//! printed: a card read as a kind that prints none (a National ID's back) is
+//! refused when it shows the rival's.
 
 use image::GrayImage;
 use image::imageops;
@@ -24,30 +26,33 @@ pub struct TitleCheck {
     pub chosen: Class,
     /// The class the classifier found likelier.
     pub rival: Class,
-    /// Where the chosen kind prints its title, then where the rival does.
-    regions: [FieldRegion; 2],
+    /// Where the chosen kind prints its title, if it prints one.
+    chosen_title: Option<FieldRegion>,
+    /// Where the rival prints its title.
+    rival_title: FieldRegion,
 }
 
 impl TitleCheck {
-    /// The check a classification calls for: one with a rival, where both kinds
-    /// print a title.
+    /// The check a classification calls for: one with a rival that prints a
+    /// title.
     pub fn of(class: &Classification) -> Option<TitleCheck> {
         let rival = class.rival?;
         let chosen = Class {
             kind: class.kind,
             upside_down: class.upside_down,
         };
-        let regions = [title_region(chosen.kind)?, title_region(rival.kind)?];
         Some(TitleCheck {
             chosen,
             rival,
-            regions,
+            chosen_title: title_region(chosen.kind),
+            rival_title: title_region(rival.kind)?,
         })
     }
 
     /// The title lines on `card`, rectified upright as the chosen class: the
-    /// chosen kind's, then the rival's, each where found; the rival's cut from
-    /// the card turned half a turn when the rival stands the other way up.
+    /// chosen kind's (if it prints one), then the rival's, each where found; the
+    /// rival's cut from the card turned half a turn when the rival stands the
+    /// other way up.
     pub fn crops(&self, card: &GrayImage) -> Vec<LineCrop> {
         let turned;
         let rival_card = if self.rival.upside_down == self.chosen.upside_down {
@@ -56,9 +61,10 @@ impl TitleCheck {
             turned = imageops::rotate180(card);
             &turned
         };
-        [card, rival_card]
+        let chosen = self.chosen_title.as_ref().map(|region| (card, region));
+        chosen
             .into_iter()
-            .zip(&self.regions)
+            .chain([(rival_card, &self.rival_title)])
             .flat_map(|(card, region)| cut::cut_lines(card, std::slice::from_ref(region)))
             .collect()
     }
@@ -143,7 +149,11 @@ mod tests {
         assert_eq!(checked.rival.kind, ResidencePermit);
         assert!(checked.rival.upside_down && !checked.chosen.upside_down);
         assert!(TitleCheck::of(&class(DriverLicence, None)).is_none());
-        // A National ID's back prints no title to tell it by.
+        // A National ID's back prints no title to tell it by...
         assert!(TitleCheck::of(&class(NidFront, Some(NidBack))).is_none());
+        // ...but a card read as one can show the title of the kind it is.
+        let untitled = TitleCheck::of(&class(NidBack, Some(CarLicenceFront))).unwrap();
+        assert!(untitled.names_rival(&read(&["رخصة تسيير"])));
+        assert!(!untitled.names_rival(&read(&["محل الإقامة"])));
     }
 }
