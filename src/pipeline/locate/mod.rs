@@ -12,9 +12,10 @@
 //! surface it comes first. Where no region stands out whole, or the one that
 //! does is not backed by edges, a pale card on a page is the outline around its
 //! print ([`printed_block::around_print`]). The
-//! winner's sides are refined against the gradient and fitted to the
-//! full-resolution edges ([`sides`], [`shadow`]), then scaled back to source
-//! pixels.
+//! winner's sides are refined against the gradient, moved off print onto the
+//! card's edge where the card's tint lies beyond them ([`card_beyond`]), and
+//! fitted to the full-resolution edges ([`sides`], [`shadow`]), then scaled back
+//! to source pixels.
 //!
 //! Orientation is not decided here: the quad's long side is horizontal, and
 //! whether it is upside down is left to the classifier, which reads content.
@@ -24,6 +25,7 @@ use image::RgbImage;
 use super::shrink::area_average;
 use super::warp::{Point, Quad, elongation};
 
+mod card_beyond;
 mod gradient;
 mod lines;
 mod printed_block;
@@ -244,6 +246,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         .into_iter()
         .filter(|(quad, score, _)| !(card_shaped && inner(quad)) || card_on_page(quad, *score))
         .map(|(quad, score, method)| {
+            let quad = card_beyond::onto_card_edges(&colour, &field, quad, config);
             // A working-grid cell spans `fx`×`fy` source pixels; outlines are in
             // continuous coordinates (pixel centres at +0.5), as the warp reads them.
             let quad = Quad {
@@ -662,6 +665,77 @@ pub(crate) mod tests {
         let grown = grow(&field, on_barcode, &LocateConfig::default());
         // On the soft edge; the full-resolution fit ([`fit_sides`]) sharpens it.
         assert_only_side_moved(&grown, &on_barcode, 1, right, 5.0);
+    }
+
+    /// A 480×300 working copy: a card (x 90 to 390, y 55 to 244: aspect 1.59) of
+    /// `body` colour, its header band (down to y 75) of `band`, ending in a dark
+    /// rule across the card, on a grey table of 178 (noise ±3) darkened to 140 in
+    /// a drop shadow 8 px deep below the card when `shadow`.
+    fn card_with_header_rule(body: [u8; 3], band: [u8; 3], shadow: bool) -> RgbImage {
+        RgbImage::from_fn(480, 300, |x, y| {
+            let on_card = (90..390).contains(&x) && (55..244).contains(&y);
+            if !on_card {
+                let grey = if shadow && (244..252).contains(&y) && (94..394).contains(&x) {
+                    140
+                } else {
+                    178
+                };
+                let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 7) as u8;
+                return Rgb([grey + noise - 3; 3]);
+            }
+            Rgb(match y {
+                75..77 => [70, 60, 80],
+                ..75 => band,
+                _ => body,
+            })
+        })
+    }
+
+    #[test]
+    fn a_side_on_a_header_rule_moves_out_where_the_cards_tint_ends() {
+        // A lavender card on a grey table, of about its brightness: the outline
+        // found on the rule has the card's tint beyond its top.
+        let image = card_with_header_rule([196, 180, 194], [185, 169, 185], false);
+        let field = GradientField::pooled(&image, 480, 300);
+        let on_rule = rect(90.0, 76.0, 390.0, 244.0);
+        let moved = card_beyond::onto_card_edges(&image, &field, on_rule, &LocateConfig::default());
+        assert_only_side_moved(&moved, &on_rule, 0, 55.0, 2.0);
+    }
+
+    #[test]
+    fn a_side_stays_where_what_lies_beyond_has_the_surfaces_tint() {
+        let config = LocateConfig::default();
+        // A grey card on the grey table: its band can be told from the table
+        // only by brightness, as a shadow could, so the side stays on the rule.
+        let grey = card_with_header_rule([196, 196, 196], [186, 186, 186], false);
+        let on_rule = rect(90.0, 76.0, 390.0, 244.0);
+        let field = GradientField::pooled(&grey, 480, 300);
+        assert_eq!(
+            card_beyond::onto_card_edges(&grey, &field, on_rule, &config),
+            on_rule
+        );
+        // The lavender card's own outline stays off its drop shadow.
+        let shadowed = card_with_header_rule([196, 180, 194], [185, 169, 185], true);
+        let card = rect(90.0, 55.0, 390.0, 244.0);
+        let field = GradientField::pooled(&shadowed, 480, 300);
+        assert_eq!(
+            card_beyond::onto_card_edges(&shadowed, &field, card, &config),
+            card
+        );
+        // An untinted card on white paper, a tinted one lying 10 px above it: the
+        // paper beyond the first card's top is as untinted as the card, but it is
+        // the surface, and the tinted card past it is not.
+        let page = RgbImage::from_fn(480, 400, |x, y| match (x, y) {
+            (90..390, 150..339) => Rgb([200, 200, 200]),
+            (90..390, 40..140) => Rgb([196, 180, 194]),
+            _ => Rgb([235, 235, 235]),
+        });
+        let card = rect(90.0, 150.0, 390.0, 339.0);
+        let field = GradientField::pooled(&page, 480, 400);
+        assert_eq!(
+            card_beyond::onto_card_edges(&page, &field, card, &config),
+            card
+        );
     }
 
     #[test]

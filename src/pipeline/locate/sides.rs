@@ -457,17 +457,7 @@ pub(super) fn grow_side(
     growth: Growth,
     config: &LocateConfig,
 ) -> Option<Quad> {
-    let c = quad.corners;
-    let (a, b) = (c[i], c[(i + 1) % 4]);
-    let prev = (c[(i + 3) % 4], c[i]);
-    let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
-    let len = a.distance(b).max(1.0);
-    let centroid = quad.centroid();
-    let outward = outward_normal(a, b, centroid)?;
-    let mid = a.midpoint(b);
-    let depth = 2.0 * ((mid.x - centroid.x) * outward.0 + (mid.y - centroid.y) * outward.1).abs();
-    let reach = 0.3 * depth;
-    let tilt = 0.05 * len;
+    let outward = outward_normal(quad.corners[i], quad.corners[(i + 1) % 4], quad.centroid())?;
     let before = aspect_error(&quad, config);
     let (max_aspect_error, min_support) = match growth {
         Growth::Backed => (before - 0.02, GROW_SUPPORT),
@@ -483,42 +473,65 @@ pub(super) fn grow_side(
         Growth::OffPrint(_) | Growth::Faint => (support, shift),
     };
     let mut best: Option<((f32, f32), Quad)> = None;
+    for (shift, grown) in outward_moves(quad, i, 0.3, 1.5) {
+        let (p, q) = (grown.corners[i], grown.corners[(i + 1) % 4]);
+        let support = match growth {
+            Growth::Backed => side_support(field, p, q, field.threshold),
+            Growth::OffPrint(sense) => {
+                let threshold = field.faint_threshold();
+                let (brighter, darker) = outward_hits(field, p, q, outward, threshold);
+                if sense > 0 { brighter } else { darker }
+            }
+            Growth::Faint => side_support(field, p, q, field.faint_threshold()),
+        };
+        let key = rank(support, shift);
+        if support >= min_support
+            && best.as_ref().is_none_or(|(k, _)| key > *k)
+            && aspect_error(&grown, config) < max_aspect_error
+            && score_quad(field, &grown, config).is_some()
+        {
+            best = Some((key, grown));
+        }
+    }
+    best.map(|(_, grown)| grown)
+}
+
+/// Side `i` of `quad` moved outwards, as (mean shift, moved quad): each end by 3
+/// px up to `reach` of the card's depth across the side, in steps of `step`
+/// pixels, the two ends at most 5 % of the side's length apart (a line seen in
+/// perspective, or a side found a little tilted); the moved side's corners are
+/// where it crosses its neighbours. Nearest placements first.
+pub(super) fn outward_moves(quad: Quad, i: usize, reach: f32, step: f32) -> Vec<(f32, Quad)> {
+    let c = quad.corners;
+    let (a, b) = (c[i], c[(i + 1) % 4]);
+    let prev = (c[(i + 3) % 4], c[i]);
+    let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
+    let centroid = quad.centroid();
+    let Some(outward) = outward_normal(a, b, centroid) else {
+        return Vec::new();
+    };
+    let mid = a.midpoint(b);
+    let depth = 2.0 * ((mid.x - centroid.x) * outward.0 + (mid.y - centroid.y) * outward.1).abs();
+    let reach = reach * depth;
+    let tilt = 0.05 * a.distance(b).max(1.0);
+    let shifted = |p: Point, d: f32| Point::new(p.x + outward.0 * d, p.y + outward.1 * d);
+    let mut moves = Vec::new();
     let mut da = 3.0;
     while da <= reach {
         let mut db = (da - tilt).max(0.0);
         while db <= da + tilt {
-            let line = (
-                Point::new(a.x + outward.0 * da, a.y + outward.1 * da),
-                Point::new(b.x + outward.0 * db, b.y + outward.1 * db),
-            );
+            let line = (shifted(a, da), shifted(b, db));
             if let (Some(p), Some(q)) = (intersect_lines(prev, line), intersect_lines(line, next)) {
-                let support = match growth {
-                    Growth::Backed => side_support(field, p, q, field.threshold),
-                    Growth::OffPrint(sense) => {
-                        let threshold = field.faint_threshold();
-                        let (brighter, darker) = outward_hits(field, p, q, outward, threshold);
-                        if sense > 0 { brighter } else { darker }
-                    }
-                    Growth::Faint => side_support(field, p, q, field.faint_threshold()),
-                };
-                let key = rank(support, (da + db) / 2.0);
-                if support >= min_support && best.as_ref().is_none_or(|(k, _)| key > *k) {
-                    let mut corners = c;
-                    corners[i] = p;
-                    corners[(i + 1) % 4] = q;
-                    let grown = Quad { corners };
-                    if aspect_error(&grown, config) < max_aspect_error
-                        && score_quad(field, &grown, config).is_some()
-                    {
-                        best = Some((key, grown));
-                    }
-                }
+                let mut corners = c;
+                corners[i] = p;
+                corners[(i + 1) % 4] = q;
+                moves.push(((da + db) / 2.0, Quad { corners }));
             }
-            db += 1.5;
+            db += step;
         }
-        da += 1.5;
+        da += step;
     }
-    best.map(|(_, grown)| grown)
+    moves
 }
 
 /// Nudges each side (offset ±3 px, angle ±2°) to the placement with the most

@@ -1,0 +1,128 @@
+//! A side with card beyond it moves out to the card's edge.
+//!
+//! A printed line running the card's whole width or height (a header band's lower
+//! edge, a panel's rule) can step more strongly than a pale card's own edge on a
+//! pale surface, and a side then lies on the print, a band of the card left
+//! outside. What lies beyond a card's true side is the surface it rests on; what
+//! lies beyond a side on print is more card, tinted as the card is. So a side
+//! whose outside band has the card's tint, not the surface's, moves out onto the
+//! nearest edge beyond which the tint is the surface's (the image border's).
+//! Tints, not colours: uneven light in a photo brightens the table beside the
+//! card far from the border's colour, and a drop shadow is the surface darkened,
+//! of the surface's tint. And the surface's, not any other: beyond a pale card on
+//! white paper lies paper as untinted as the card, and past it another card.
+
+use image::RgbImage;
+
+use super::gradient::GradientField;
+use super::quads::{aspect_error, score_shape, side_support};
+use super::sides::{PRINTED_SIDE_ASPECT_SLACK, outward_moves, outward_normal};
+use super::{LocateConfig, surface_colour};
+use crate::pipeline::warp::{Point, Quad};
+
+/// Points sampled along a side, clear of its rounded corners.
+const SAMPLES: usize = 24;
+/// Largest tint difference (grey levels, see [`tint_distance`]) between the card
+/// inside a side and the band outside it for the band to be card, and between
+/// the surface and what lies beyond the edge the side moves onto.
+const SAME_TINT: f32 = 5.0;
+/// Smallest tint difference between the band and the surface.
+const OTHER_TINT: f32 = 9.0;
+/// Farthest a side moves, as a share of the card's depth across it: a header
+/// band is about a tenth of a card's height.
+const REACH: f32 = 0.15;
+/// Edge support, at half the edge threshold, of the edge moved onto.
+const MIN_SUPPORT: f32 = 0.5;
+
+/// `quad` with each side that has card beyond it moved out onto the card's edge
+/// (see the module's comment); `colour` is the working copy `field` was taken on.
+pub(super) fn onto_card_edges(
+    colour: &RgbImage,
+    field: &GradientField,
+    quad: Quad,
+    config: &LocateConfig,
+) -> Quad {
+    let surface = surface_colour(colour).map(f32::from);
+    (0..4).fold(quad, |quad, i| {
+        side_onto_card_edge(colour, surface, field, quad, i, config).unwrap_or(quad)
+    })
+}
+
+/// Mean colour of the pixels along `a → b` (clear of its ends) between offsets
+/// `from` and `to` along `outward`; `None` when most fall off the image.
+fn strip_colour(
+    colour: &RgbImage,
+    (a, b): (Point, Point),
+    outward: (f32, f32),
+    (from, to): (f32, f32),
+) -> Option<[f32; 3]> {
+    let (mut sum, mut seen, mut total) = ([0.0f32; 3], 0, 0);
+    let mut o = from;
+    while o <= to {
+        for k in 0..SAMPLES {
+            let t = 0.15 + 0.7 * k as f32 / (SAMPLES - 1) as f32;
+            let x = a.x + (b.x - a.x) * t + outward.0 * o;
+            let y = a.y + (b.y - a.y) * t + outward.1 * o;
+            total += 1;
+            if x >= 0.0 && y >= 0.0 && (x as u32) < colour.width() && (y as u32) < colour.height() {
+                let p = colour.get_pixel(x as u32, y as u32).0;
+                for c in 0..3 {
+                    sum[c] += f32::from(p[c]);
+                }
+                seen += 1;
+            }
+        }
+        o += 1.0;
+    }
+    (seen * 2 > total).then(|| sum.map(|s| s / seen as f32))
+}
+
+/// How far apart two colours' tints are: the largest difference of their
+/// channels once each has its own mean taken off (grey levels).
+fn tint_distance(x: [f32; 3], y: [f32; 3]) -> f32 {
+    let (mx, my) = (x.iter().sum::<f32>() / 3.0, y.iter().sum::<f32>() / 3.0);
+    (0..3)
+        .map(|c| ((x[c] - mx) - (y[c] - my)).abs())
+        .fold(0.0, f32::max)
+}
+
+/// Side `i` of `quad` moved out onto the card's edge, when the band outside it
+/// has the card's tint, not the `surface` colour's.
+fn side_onto_card_edge(
+    colour: &RgbImage,
+    surface: [f32; 3],
+    field: &GradientField,
+    quad: Quad,
+    i: usize,
+    config: &LocateConfig,
+) -> Option<Quad> {
+    let c = quad.corners;
+    let (a, b) = (c[i], c[(i + 1) % 4]);
+    let centroid = quad.centroid();
+    let outward = outward_normal(a, b, centroid)?;
+    let inside = strip_colour(colour, (a, b), outward, (-6.0, -2.0))?;
+    let outside = strip_colour(colour, (a, b), outward, (1.0, 3.0))?;
+    if tint_distance(inside, outside) > SAME_TINT || tint_distance(outside, surface) < OTHER_TINT {
+        return None;
+    }
+    let before = aspect_error(&quad, config);
+    let (w, h) = (field.width as f32, field.height as f32);
+    // The innermost placement that qualifies: the card's edge, not a line of the
+    // surface further out.
+    outward_moves(quad, i, REACH, 1.0)
+        .into_iter()
+        .filter(|&(shift, moved)| {
+            let (p, q) = (moved.corners[i], moved.corners[(i + 1) % 4]);
+            side_support(field, p, q, field.faint_threshold()) >= MIN_SUPPORT
+                && strip_colour(colour, (a, b), outward, (1.0, shift - 1.0)).is_some_and(|band| {
+                    tint_distance(band, inside) <= SAME_TINT
+                        && tint_distance(band, surface) >= OTHER_TINT
+                })
+                && strip_colour(colour, (p, q), outward, (1.5, 4.5))
+                    .is_some_and(|beyond| tint_distance(beyond, surface) <= SAME_TINT)
+                && score_shape(&moved, w, h, config).is_some()
+                && aspect_error(&moved, config) <= before + PRINTED_SIDE_ASPECT_SLACK
+        })
+        .min_by(|x, y| x.0.total_cmp(&y.0))
+        .map(|(_, moved)| moved)
+}
