@@ -500,7 +500,8 @@ pub(super) fn grow_side(
 /// px up to `reach` of the card's depth across the side, in steps of `step`
 /// pixels, the two ends at most 5 % of the side's length apart (a line seen in
 /// perspective, or a side found a little tilted); the moved side's corners are
-/// where it crosses its neighbours. Nearest placements first.
+/// where it crosses its neighbours. In order of the first end's shift, then the
+/// second's.
 pub(super) fn outward_moves(quad: Quad, i: usize, reach: f32, step: f32) -> Vec<(f32, Quad)> {
     let c = quad.corners;
     let (a, b) = (c[i], c[(i + 1) % 4]);
