@@ -125,7 +125,8 @@ pub fn reads_both_sides(
 }
 
 /// The classifier's pick among `candidates` but those that hold a card the
-/// classifier clearly sees as a kind not `accepted` ([`holds_a_card`]), lie on one
+/// classifier clearly sees as a kind not `accepted`, or as any kind lying across
+/// them ([`holds_a_card`]), lie on one
 /// ([`part_of_a_card`]; not on the page itself, [`WHOLE_PAGE`]) or, less sure
 /// themselves, outline the same card ([`same_card`]), its outline upright, in
 /// `image`'s pixels, with the classifier's decision on it without the request's prior.
@@ -158,9 +159,15 @@ fn pick(
         .filter(|&(_, &other)| other)
         .map(|(c, _)| c.quad)
         .collect();
+    let clearly_seen: Vec<Quad> = candidates
+        .iter()
+        .zip(&probabilities)
+        .filter(|(_, p)| classifier.given(p, None).confidence >= CLEARLY_SEEN)
+        .map(|(c, _)| c.quad)
+        .collect();
     let holds: Vec<bool> = candidates
         .iter()
-        .map(|c| holds_a_card(&c.quad, &other_kind, config))
+        .map(|c| holds_a_card(&c.quad, &other_kind, &clearly_seen, config))
         .collect();
     let whole_page = WHOLE_PAGE * image.width() as f32 * image.height() as f32;
     let cards: Vec<Quad> = (0..candidates.len())
@@ -188,17 +195,25 @@ fn pick(
     Some((found, classifier.given(&probabilities[chosen], None)))
 }
 
-/// Whether `outer` encloses (give or take 5 % of its width) one of `cards` of a
-/// document's shape, not `outer`'s, that covers [`ONE_OF_TWO`] of it.
-fn holds_a_card(outer: &Quad, cards: &[Quad], config: &LocateConfig) -> bool {
-    let area = outer.area();
-    cards.iter().any(|inner| {
-        let share = inner.area() / area.max(1.0);
+/// Whether `outer` is two cards outlined together: it encloses (give or take 5 %
+/// of its width) a card-shaped outline covering [`ONE_OF_TWO`] of it that is one
+/// of `other_kind` in a shape not `outer`'s, or one of `seen` (of any kind) lying
+/// across it. Two cards stacked a third of a card apart make a card's shape on
+/// end; a passport page turned a quarter holds a block of print across it in a
+/// card's shape, which the classifier does not clearly see as a card.
+fn holds_a_card(outer: &Quad, other_kind: &[Quad], seen: &[Quad], config: &LocateConfig) -> bool {
+    let one_of_two = |inner: &Quad| {
+        let share = inner.area() / outer.area().max(1.0);
         ONE_OF_TWO.contains(&share)
             && config.is_card_shaped(inner)
-            && outer.shape_difference(inner) > PAIR_ASPECT_DIFFERENCE
             && outer.encloses(inner, 0.05 * outer.width())
-    })
+    };
+    other_kind
+        .iter()
+        .any(|inner| one_of_two(inner) && outer.shape_difference(inner) > PAIR_ASPECT_DIFFERENCE)
+        || seen
+            .iter()
+            .any(|inner| one_of_two(inner) && outer.crosswise(inner))
 }
 
 /// Whether `inner` lies inside one of `cards` (give or take 5 % of its width),
@@ -299,13 +314,30 @@ mod tests {
         // pair outlined as one, and the upper card alone.
         let pair = outline(10.0, 10.0, 86.0, 116.0);
         let upper = outline(10.0, 10.0, 86.0, 54.0);
-        assert!(holds_a_card(&pair, &[upper, pair], &config));
-        assert!(!holds_a_card(&upper, &[upper, pair], &config));
+        assert!(holds_a_card(&pair, &[upper, pair], &[], &config));
+        assert!(!holds_a_card(&upper, &[upper, pair], &[], &config));
         // A card and a panel printed on it in the card's own shape, or its photo.
         let card = outline(0.0, 0.0, 160.0, 101.0);
         let panel = outline(20.0, 15.0, 120.0, 76.0);
         let photo = outline(10.0, 30.0, 40.0, 50.0);
-        assert!(!holds_a_card(&card, &[card, panel, photo], &config));
+        let outlines = [card, panel, photo];
+        assert!(!holds_a_card(&card, &outlines, &outlines, &config));
+    }
+
+    #[test]
+    fn an_outline_around_two_cards_stacked_far_apart_holds_either_lying_across_it_of_any_kind() {
+        let config = LocateConfig::default();
+        // 86 x 54 each, 29 apart: the pair is 86 x 137, a card's shape on end.
+        let pair = outline(10.0, 10.0, 86.0, 137.0);
+        let lower = outline(10.0, 93.0, 86.0, 54.0);
+        assert!(pair.shape_difference(&lower) < PAIR_ASPECT_DIFFERENCE);
+        // Clearly seen, though not as another kind: it lies across the pair.
+        assert!(holds_a_card(&pair, &[], &[pair, lower], &config));
+        assert!(!holds_a_card(&lower, &[], &[pair, lower], &config));
+        // A passport page and a card-shaped panel printed along it hold nothing.
+        let page = outline(0.0, 0.0, 125.0, 88.0);
+        let panel = outline(5.0, 20.0, 90.0, 57.0);
+        assert!(!holds_a_card(&page, &[], &[page, panel], &config));
     }
 
     #[test]

@@ -93,6 +93,25 @@ impl Quad {
         elongation(self.aspect())
     }
 
+    /// Whether the two outlines' long sides run more than 45° apart: one lies
+    /// across the other.
+    pub fn crosswise(&self, other: &Quad) -> bool {
+        let (a, b) = (self.long_side(), other.long_side());
+        let cos = (a.0 * b.0 + a.1 * b.1) / (a.0.hypot(a.1) * b.0.hypot(b.1)).max(1e-6);
+        cos.abs() < std::f32::consts::FRAC_1_SQRT_2
+    }
+
+    /// The direction of the long sides: the first side's when it is one of them,
+    /// else the fourth's, reversed.
+    fn long_side(&self) -> (f32, f32) {
+        let [a, b, _, d] = self.corners;
+        if self.aspect() >= 1.0 {
+            (b.x - a.x, b.y - a.y)
+        } else {
+            (d.x - a.x, d.y - a.y)
+        }
+    }
+
     /// How far apart two outlines' shapes are: their elongations' ratio, less one,
     /// either way.
     pub fn shape_difference(&self, other: &Quad) -> f32 {
