@@ -483,22 +483,29 @@ pub(crate) mod tests {
         // A generator photo (tuning seed 4245, NID front 49, kept as a fixture since
         // the generator moved on): a white card on pale paper, focus blur, a glare
         // spot, a quiet image. At full resolution no outline is backed.
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/photos/pale-card.jpg"
-        );
-        let image = image::open(path).unwrap().to_rgb8();
+        let image = fixture("photos/pale-card.jpg");
         let found = locate(&image, &LocateConfig::default()).expect("card found");
         let truth = [
             [278.58954, 206.76726],
             [673.96735, 100.473206],
             [715.5834, 370.43866],
             [328.2222, 448.70355],
-        ]
-        .map(|[x, y]| Point::new(x, y));
+        ];
+        assert_outlined(&found, truth.map(|[x, y]| Point::new(x, y)), 0.04);
+    }
+
+    /// An image of `tests/fixtures`.
+    fn fixture(path: &str) -> RgbImage {
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/");
+        image::open(format!("{fixtures}{path}")).unwrap().to_rgb8()
+    }
+
+    /// Asserts that every corner of `found` lies within `tolerance` of the card's
+    /// width of `truth`'s.
+    fn assert_outlined(found: &Located, truth: [Point; 4], tolerance: f32) {
         let err = corner_error(&found.quad, &truth);
         let width = truth[0].distance(truth[1]);
-        assert!(err < 0.04 * width, "corner error {err} px: {found:?}");
+        assert!(err < tolerance * width, "corner error {err} px: {found:?}");
     }
 
     #[test]
@@ -567,11 +574,7 @@ pub(crate) mod tests {
         // the overview does): a faded grey card, blurred, on an A4 page scanned
         // in greyscale. The page has a passport page's shape, and no outline
         // reaches `min_score` as found.
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/pages/faint-grey-card-overview.jpg"
-        );
-        let page = image::open(path).unwrap().to_rgb8();
+        let page = fixture("pages/faint-grey-card-overview.jpg");
         let strict = LocateConfig {
             min_faint_card_score: 0.5,
             ..LocateConfig::default()
@@ -585,11 +588,12 @@ pub(crate) mod tests {
             [2858.1145, 2514.5396],
             [2807.933, 3788.5518],
             [787.49994, 3708.97],
-        ]
-        .map(|[x, y]| Point::new(x / 5.0, y / 5.0));
-        let err = corner_error(&found.quad, &truth);
-        let width = truth[0].distance(truth[1]);
-        assert!(err < 0.02 * width, "corner error {err} px: {found:?}");
+        ];
+        assert_outlined(
+            &found,
+            truth.map(|[x, y]| Point::new(x / 5.0, y / 5.0)),
+            0.02,
+        );
     }
 
     #[test]
