@@ -11,8 +11,8 @@
 //! finds a pale card whose outline is too faint for the edges; on a scanner's
 //! surface it comes first. Where no region stands out whole, or the one that
 //! does is not backed by edges, a pale card on a page is the outline around its
-//! print ([`printed_block::around_print`]). Where nothing qualifies on a whole
-//! page, a faint card is searched for again with less edge support. The
+//! print ([`printed_block::around_print`]). Where nothing qualifies, a faint
+//! card is searched for again with less edge support. The
 //! winner's sides are refined against the gradient, moved off print onto the
 //! card's edge where the card's tint lies beyond them ([`card_beyond`]), and
 //! fitted to the full-resolution edges ([`sides`], [`shadow`]), then scaled back
@@ -54,9 +54,9 @@ pub struct LocateConfig {
     pub max_aspect: f32,
     /// Lowest candidate score accepted as a document outline.
     pub min_score: f32,
-    /// Lowest score of a card-shaped outline covering a card's share of a page,
-    /// taken for a faint card on the page where no outline reaches `min_score`.
-    pub min_faint_card_score: f32,
+    /// Lowest score, as found, of the outlines searched for again where none
+    /// reaches `min_score`: a faint card's (see [`candidates`]).
+    pub min_faint_score: f32,
     /// Width over height of the documents read (ID-1 cards, passport pages).
     pub document_aspects: Vec<f32>,
     /// In an image of a document's own shape, an outline smaller than this share
@@ -75,7 +75,7 @@ impl Default for LocateConfig {
             max_aspect: 2.0,
             min_score: 0.5,
             // A grey card blurred on a 600 dpi page scores 0.4 as found.
-            min_faint_card_score: 0.35,
+            min_faint_score: 0.35,
             document_aspects: vec![85.60 / 53.98, 125.0 / 88.0],
             inner_area_fraction: 0.3,
             max_candidates: 3,
@@ -171,32 +171,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let colour = area_average(image, sw, sh);
     // The thumbnail is not exactly `scale` on both axes; map back per axis.
     let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
-    // Thin printed outlines survive max-pooling of full-resolution gradients, where
-    // averaging the image down first would wash them out.
-    let mut field = GradientField::pooled(image, sw, sh);
-    let edge_outlines = |field: &GradientField, config: &LocateConfig| {
-        best_quads(field, config, config.max_candidates)
-            .into_iter()
-            .map(|(quad, score)| (quad, score, LocateMethod::Edges))
-            .collect::<Vec<_>>()
-    };
-    let mut found = edge_outlines(&field, config);
-    // In a noisy photo the maxima of full-resolution noise drown a soft outline;
-    // averaging the image down first removes most of that noise, at some cost in
-    // precision, so it is the fallback when no outline is clearly backed. A quiet
-    // photo with no backed outline at all (a pale card blurred on pale paper) gets
-    // the same second look.
-    let second_look = match found.first() {
-        None => true,
-        Some((_, score, _)) => field.threshold > NOISY_THRESHOLD && *score < NOISY_FALLBACK_SCORE,
-    };
-    if second_look {
-        let smooth = GradientField::pooled(&colour, sw, sh);
-        let smooth_found = edge_outlines(&smooth, config);
-        if !smooth_found.is_empty() {
-            (field, found) = (smooth, smooth_found);
-        }
-    }
+    let (mut field, mut found) = edge_search(image, &colour, config);
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
     let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
@@ -264,20 +239,26 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     found.retain(|(quad, score, _)| {
         !(card_shaped && inner(quad)) || card_on_page(quad, *score, config.min_score)
     });
-    // A faint card on a page (grey, blurred, pale on white paper) is outlined by
-    // lines that score under `min_score` as found and well once refined onto its
-    // edges; where nothing else stands out, a card's shape and share of a page
-    // make up for the weaker backing. Only on a page: an ID card's own image
-    // holds printed rectangles of that shape and share (its photo).
+    // A faint card (grey, blurred, pale on white paper) is outlined by lines that
+    // score under `min_score` as found and well once refined onto its edges. Where
+    // nothing else stands out, such an outline is taken when refined it reaches
+    // `min_score`, and on a page when it has a card's shape and share of the page,
+    // which make up for weaker backing (not on an image of an ID card's own shape:
+    // its printed photo has that shape and share).
     let page_shaped = is_aspect_among(w as f32 / h as f32, &PAGE_ASPECTS, FRAME_SHAPE_TOLERANCE);
-    if found.is_empty() && page_shaped && config.min_faint_card_score < config.min_score {
+    if found.is_empty() && config.min_faint_score < config.min_score {
         let faint = LocateConfig {
-            min_score: config.min_faint_card_score,
+            min_score: config.min_faint_score,
             ..config.clone()
         };
-        found = edge_outlines(&field, &faint)
+        let faint_found;
+        (field, faint_found) = edge_search(image, &colour, &faint);
+        found = faint_found
             .into_iter()
-            .filter(|(quad, score, _)| card_on_page(quad, *score, faint.min_score))
+            .filter(|(quad, score, _)| {
+                (*score >= config.min_score && !(card_shaped && inner(quad)))
+                    || (page_shaped && card_on_page(quad, *score, faint.min_score))
+            })
             .collect();
     }
     let mut located: Vec<Located> = found
@@ -308,6 +289,43 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         });
     }
     located
+}
+
+/// Outlines found by their edges (most likely first), and the gradient field they
+/// were found on.
+fn edge_search(
+    image: &RgbImage,
+    colour: &RgbImage,
+    config: &LocateConfig,
+) -> (GradientField, Vec<(Quad, f32, LocateMethod)>) {
+    let (sw, sh) = colour.dimensions();
+    let edge_outlines = |field: &GradientField| {
+        best_quads(field, config, config.max_candidates)
+            .into_iter()
+            .map(|(quad, score)| (quad, score, LocateMethod::Edges))
+            .collect::<Vec<_>>()
+    };
+    // Thin printed outlines survive max-pooling of full-resolution gradients, where
+    // averaging the image down first would wash them out.
+    let field = GradientField::pooled(image, sw, sh);
+    let found = edge_outlines(&field);
+    // In a noisy photo the maxima of full-resolution noise drown a soft outline;
+    // averaging the image down first removes most of that noise, at some cost in
+    // precision, so it is the fallback when no outline is clearly backed. A quiet
+    // photo with no backed outline at all (a pale card blurred on pale paper) gets
+    // the same second look.
+    let second_look = match found.first() {
+        None => true,
+        Some((_, score, _)) => field.threshold > NOISY_THRESHOLD && *score < NOISY_FALLBACK_SCORE,
+    };
+    if second_look {
+        let smooth = GradientField::pooled(colour, sw, sh);
+        let smooth_found = edge_outlines(&smooth);
+        if !smooth_found.is_empty() {
+            return (smooth, smooth_found);
+        }
+    }
+    (field, found)
 }
 
 #[cfg(test)]
@@ -576,7 +594,7 @@ pub(crate) mod tests {
         // reaches `min_score` as found.
         let page = fixture("pages/faint-grey-card-overview.jpg");
         let strict = LocateConfig {
-            min_faint_card_score: 0.5,
+            min_faint_score: 0.5,
             ..LocateConfig::default()
         };
         let taken_whole = locate(&page, &strict).expect("the page taken whole");
@@ -594,6 +612,28 @@ pub(crate) mod tests {
             truth.map(|[x, y]| Point::new(x / 5.0, y / 5.0)),
             0.02,
         );
+    }
+
+    #[test]
+    fn a_card_whose_lines_score_low_as_found_is_taken_when_refined_they_score_well() {
+        // A generator photo (tuning seed 8313, photo 140): a card on paper, JPEG
+        // quality 55 with noise, glare; no outline reaches `min_score` as found,
+        // and the image was refused as showing no document.
+        let image = fixture("photos/noisy-card.jpg");
+        let strict = LocateConfig {
+            min_faint_score: 0.5,
+            ..LocateConfig::default()
+        };
+        assert!(locate(&image, &strict).is_none());
+        let found = locate(&image, &LocateConfig::default()).expect("card found");
+        assert!(found.score >= 0.5, "{found:?}");
+        let truth = [
+            [366.95056, 153.50551],
+            [1113.0394, 262.8729],
+            [1070.8469, 749.24866],
+            [299.90588, 640.29193],
+        ];
+        assert_outlined(&found, truth.map(|[x, y]| Point::new(x, y)), 0.02);
     }
 
     #[test]
