@@ -518,6 +518,15 @@ pub(crate) mod tests {
         image::open(format!("{fixtures}{path}")).unwrap().to_rgb8()
     }
 
+    /// The locator with no second search for a faint card.
+    fn without_faint_search() -> LocateConfig {
+        let config = LocateConfig::default();
+        LocateConfig {
+            min_faint_score: config.min_score,
+            ..config
+        }
+    }
+
     /// Asserts that every corner of `found` lies within `tolerance` of the card's
     /// width of `truth`'s.
     fn assert_outlined(found: &Located, truth: [Point; 4], tolerance: f32) {
@@ -593,11 +602,7 @@ pub(crate) mod tests {
         // in greyscale. The page has a passport page's shape, and no outline
         // reaches `min_score` as found.
         let page = fixture("pages/faint-grey-card-overview.jpg");
-        let strict = LocateConfig {
-            min_faint_score: 0.5,
-            ..LocateConfig::default()
-        };
-        let taken_whole = locate(&page, &strict).expect("the page taken whole");
+        let taken_whole = locate(&page, &without_faint_search()).expect("the page taken whole");
         assert_eq!(taken_whole.method, LocateMethod::WholeImage);
         let found = locate(&page, &LocateConfig::default()).expect("card found");
         assert_eq!(found.method, LocateMethod::Edges);
@@ -620,11 +625,7 @@ pub(crate) mod tests {
         // quality 55 with noise, glare; no outline reaches `min_score` as found,
         // and the image was refused as showing no document.
         let image = fixture("photos/noisy-card.jpg");
-        let strict = LocateConfig {
-            min_faint_score: 0.5,
-            ..LocateConfig::default()
-        };
-        assert!(locate(&image, &strict).is_none());
+        assert!(locate(&image, &without_faint_search()).is_none());
         let found = locate(&image, &LocateConfig::default()).expect("card found");
         assert!(found.score >= 0.5, "{found:?}");
         let truth = [
