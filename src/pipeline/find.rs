@@ -141,11 +141,15 @@ fn pick(
         .iter()
         .map(|c| classifier.probabilities(&features(image, &c.quad)))
         .collect();
-    let clearly_other: Vec<bool> = probabilities
+    // The classifier's decision on each, without the request's prior.
+    let seen: Vec<Classification> = probabilities
         .iter()
-        .map(|p| {
+        .map(|p| classifier.given(p, None))
+        .collect();
+    let clearly_other: Vec<bool> = seen
+        .iter()
+        .map(|seen| {
             accepted.is_some_and(|accepted| {
-                let seen = classifier.given(p, None);
                 !accepted.contains(&seen.kind) && seen.confidence >= CLEARLY_SEEN
             })
         })
@@ -161,8 +165,8 @@ fn pick(
         .collect();
     let clearly_seen: Vec<Quad> = candidates
         .iter()
-        .zip(&probabilities)
-        .filter(|(_, p)| classifier.given(p, None).confidence >= CLEARLY_SEEN)
+        .zip(&seen)
+        .filter(|(_, seen)| seen.confidence >= CLEARLY_SEEN)
         .map(|(c, _)| c.quad)
         .collect();
     let holds: Vec<bool> = candidates
@@ -174,25 +178,25 @@ fn pick(
         .filter(|&i| clearly_other[i] && !holds[i] && candidates[i].quad.area() < whole_page)
         .map(|i| candidates[i].quad)
         .collect();
-    let (kept, probabilities): (Vec<&locate::Located>, Vec<Vec<f32>>) = candidates
-        .iter()
-        .zip(probabilities)
+    let (kept, kept_probabilities): (Vec<usize>, Vec<Vec<f32>>) = probabilities
+        .into_iter()
         .enumerate()
-        .filter(|&(i, (c, _))| {
+        .filter(|&(i, _)| {
+            let quad = &candidates[i].quad;
             !holds[i]
-                && !part_of_a_card(&c.quad, &cards)
-                && (clearly_other[i] || !same_card(&c.quad, &cards))
+                && !part_of_a_card(quad, &cards)
+                && (clearly_other[i] || !same_card(quad, &cards))
         })
-        .map(|(_, candidate)| candidate)
         .unzip();
-    let (chosen, class) = classifier.pick(&probabilities, accepted)?;
-    let located = kept[chosen];
+    let (chosen, class) = classifier.pick(&kept_probabilities, accepted)?;
+    let chosen = kept[chosen];
+    let located = &candidates[chosen];
     let found = Found {
         quad: class.upright(located.quad),
         method: located.method,
         class,
     };
-    Some((found, classifier.given(&probabilities[chosen], None)))
+    Some((found, seen[chosen]))
 }
 
 /// Whether `outer` is two cards outlined together: it encloses (give or take 5 %
