@@ -21,6 +21,8 @@
 //! Orientation is not decided here: the quad's long side is horizontal, and
 //! whether it is upside down is left to the classifier, which reads content.
 
+use std::cell::OnceCell;
+
 use image::RgbImage;
 
 use super::shrink::area_average;
@@ -171,7 +173,8 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let colour = area_average(image, sw, sh);
     // The thumbnail is not exactly `scale` on both axes; map back per axis.
     let (fx, fy) = (w as f32 / sw as f32, h as f32 / sh as f32);
-    let (mut field, mut found) = edge_search(image, &colour, config);
+    let fields = EdgeFields::new(image, &colour);
+    let (mut field, mut found) = edge_search(&fields, config);
     // A document on a plain surface (every scan, many photos) stands out from the
     // surface's colour even where its outline is too faint for the edge search.
     let rank = |q: &Quad, s: f32| s * (q.area() / (sw * sh) as f32).sqrt();
@@ -189,9 +192,9 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
             })
     };
     let on_surface = if let Some(region) = surface_region(&colour, config) {
-        let refined = refine(&field, region.quad);
-        let refined = onto_faint_side(&field, refined, config).unwrap_or(refined);
-        let score = score_quad(&field, &refined, config).unwrap_or(0.0);
+        let refined = refine(field, region.quad);
+        let refined = onto_faint_side(field, refined, config).unwrap_or(refined);
+        let score = score_quad(field, &refined, config).unwrap_or(0.0);
         // First on a scanner (where a faint card loses the edge search to the
         // holder's photo or the page), unless it is a block printed inside an
         // outline the edge search accepts on its own (a white card or a pale
@@ -211,14 +214,14 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         // shade of the page at one corner) gives way to the outline around its
         // print where that is backed better.
         if score < config.min_score
-            && let Some(around) = around_print(&field).filter(|around| around.1 > score)
+            && let Some(around) = around_print(field).filter(|around| around.1 > score)
         {
             Some(around)
         } else {
             Some((refined, score, first))
         }
     } else {
-        around_print(&field)
+        around_print(field)
     };
     if let Some((quad, score, first)) = on_surface {
         let outline = (quad, score, LocateMethod::SurfaceRegion);
@@ -252,7 +255,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
             ..config.clone()
         };
         let faint_found;
-        (field, faint_found) = edge_search(image, &colour, &faint);
+        (field, faint_found) = edge_search(&fields, &faint);
         found = faint_found
             .into_iter()
             .filter(|(quad, score, _)| {
@@ -264,7 +267,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     let mut located: Vec<Located> = found
         .into_iter()
         .map(|(quad, score, method)| {
-            let quad = card_beyond::onto_card_edges(&colour, &field, quad, config);
+            let quad = card_beyond::onto_card_edges(&colour, field, quad, config);
             // A working-grid cell spans `fx`×`fy` source pixels; outlines are in
             // continuous coordinates (pixel centres at +0.5), as the warp reads them.
             let quad = Quad {
@@ -291,24 +294,48 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     located
 }
 
+/// The two gradient fields the edge search looks on, each computed once however
+/// often it searches: the full-resolution gradient max-pooled onto the working
+/// grid, and the same from the image averaged down (`colour`), only when needed.
+struct EdgeFields<'a> {
+    colour: &'a RgbImage,
+    /// Thin printed outlines survive max-pooling of full-resolution gradients,
+    /// where averaging the image down first would wash them out.
+    sharp: GradientField,
+    smooth: OnceCell<GradientField>,
+}
+
+impl<'a> EdgeFields<'a> {
+    fn new(image: &RgbImage, colour: &'a RgbImage) -> Self {
+        let (sw, sh) = colour.dimensions();
+        EdgeFields {
+            colour,
+            sharp: GradientField::pooled(image, sw, sh),
+            smooth: OnceCell::new(),
+        }
+    }
+
+    fn smooth(&self) -> &GradientField {
+        let (sw, sh) = self.colour.dimensions();
+        self.smooth
+            .get_or_init(|| GradientField::pooled(self.colour, sw, sh))
+    }
+}
+
 /// Outlines found by their edges (most likely first), and the gradient field they
 /// were found on.
-fn edge_search(
-    image: &RgbImage,
-    colour: &RgbImage,
+fn edge_search<'f>(
+    fields: &'f EdgeFields,
     config: &LocateConfig,
-) -> (GradientField, Vec<(Quad, f32, LocateMethod)>) {
-    let (sw, sh) = colour.dimensions();
+) -> (&'f GradientField, Vec<(Quad, f32, LocateMethod)>) {
     let edge_outlines = |field: &GradientField| {
         best_quads(field, config, config.max_candidates)
             .into_iter()
             .map(|(quad, score)| (quad, score, LocateMethod::Edges))
             .collect::<Vec<_>>()
     };
-    // Thin printed outlines survive max-pooling of full-resolution gradients, where
-    // averaging the image down first would wash them out.
-    let field = GradientField::pooled(image, sw, sh);
-    let found = edge_outlines(&field);
+    let field = &fields.sharp;
+    let found = edge_outlines(field);
     // In a noisy photo the maxima of full-resolution noise drown a soft outline;
     // averaging the image down first removes most of that noise, at some cost in
     // precision, so it is the fallback when no outline is clearly backed. A quiet
@@ -319,8 +346,8 @@ fn edge_search(
         Some((_, score, _)) => field.threshold > NOISY_THRESHOLD && *score < NOISY_FALLBACK_SCORE,
     };
     if second_look {
-        let smooth = GradientField::pooled(colour, sw, sh);
-        let smooth_found = edge_outlines(&smooth);
+        let smooth = fields.smooth();
+        let smooth_found = edge_outlines(smooth);
         if !smooth_found.is_empty() {
             return (smooth, smooth_found);
         }
