@@ -11,12 +11,18 @@
 //! card far from the border's colour, and a drop shadow is the surface darkened,
 //! of the surface's tint. And the surface's, not any other: beyond a pale card on
 //! white paper lies paper as untinted as the card, and past it another card.
+//!
+//! The other way round, a side can lie on the edge of another card a few
+//! millimetres beyond a pale card's own, stronger than it: the band inside such
+//! a side is the surface (the gap between the cards) and the band outside it
+//! another tint. Such a side moves in onto the best backed edge with the
+//! surface beyond it and not inside it.
 
 use image::RgbImage;
 
 use super::gradient::GradientField;
 use super::quads::{aspect_error, score_shape, side_support};
-use super::sides::{PRINTED_SIDE_ASPECT_SLACK, outward_moves, outward_normal};
+use super::sides::{PRINTED_SIDE_ASPECT_SLACK, inward_moves, outward_moves, outward_normal};
 use super::{LocateConfig, surface_colour};
 use crate::pipeline::warp::{Point, Quad};
 
@@ -31,11 +37,19 @@ const OTHER_TINT: f32 = 9.0;
 /// Farthest a side moves, as a share of the card's depth across it: a header
 /// band is about a tenth of a card's height.
 const REACH: f32 = 0.15;
+/// Farthest a side on another card's edge moves in, as a share of the card's
+/// depth across it: cards laid side by side on a scanner lie a few millimetres
+/// apart, a few percent of a card.
+const GAP_REACH: f32 = 0.08;
+/// Largest difference (grey levels, any channel) between the surface's colour and
+/// the gap's between two cards; the card's own differs more.
+const GAP_LEVELS: f32 = 8.0;
 /// Edge support, at half the edge threshold, of the edge moved onto.
 const MIN_SUPPORT: f32 = 0.5;
 
-/// `quad` with each side that has card beyond it moved out onto the card's edge
-/// (see the module's comment); `colour` is the working copy `field` was taken on.
+/// `quad` with each side that has card beyond it moved out onto the card's edge,
+/// and each side on another card's edge moved in onto its own (see the module's
+/// comment); `colour` is the working copy `field` was taken on.
 pub(super) fn onto_card_edges(
     colour: &RgbImage,
     field: &GradientField,
@@ -44,7 +58,9 @@ pub(super) fn onto_card_edges(
 ) -> Quad {
     let surface = surface_colour(colour).map(f32::from);
     (0..4).fold(quad, |quad, i| {
-        side_onto_card_edge(colour, surface, field, quad, i, config).unwrap_or(quad)
+        side_onto_card_edge(colour, surface, field, quad, i, config)
+            .or_else(|| side_off_another_card(colour, surface, field, quad, i, config))
+            .unwrap_or(quad)
     })
 }
 
@@ -125,4 +141,59 @@ fn side_onto_card_edge(
         })
         .min_by(|x, y| x.0.total_cmp(&y.0))
         .map(|(_, moved)| moved)
+}
+
+/// Side `i` of `quad` moved in off another card's edge onto the card's own, when
+/// the band inside it has the `surface`'s tint and the band outside it does not:
+/// the best backed placement within [`GAP_REACH`] of the card's depth with the
+/// surface's colour from it out to where the side was (the gap), and not inside
+/// it (the card).
+fn side_off_another_card(
+    colour: &RgbImage,
+    surface: [f32; 3],
+    field: &GradientField,
+    quad: Quad,
+    i: usize,
+    config: &LocateConfig,
+) -> Option<Quad> {
+    let c = quad.corners;
+    let (a, b) = (c[i], c[(i + 1) % 4]);
+    let outward = outward_normal(a, b, quad.centroid())?;
+    let inside = strip_colour(colour, (a, b), outward, (-3.0, -1.0))?;
+    let outside = strip_colour(colour, (a, b), outward, (1.0, 3.0))?;
+    if tint_distance(inside, surface) > SAME_TINT || tint_distance(outside, surface) < OTHER_TINT {
+        return None;
+    }
+    let before = aspect_error(&quad, config);
+    let (w, h) = (field.width as f32, field.height as f32);
+    inward_moves(quad, i, GAP_REACH, 1.0)
+        .into_iter()
+        .map(|(shift, moved)| {
+            let (p, q) = (moved.corners[i], moved.corners[(i + 1) % 4]);
+            (
+                shift,
+                moved,
+                side_support(field, p, q, field.faint_threshold()),
+            )
+        })
+        .filter(|&(shift, moved, support)| {
+            let (p, q) = (moved.corners[i], moved.corners[(i + 1) % 4]);
+            support >= MIN_SUPPORT
+                && strip_colour(colour, (a, b), outward, (1.0 - shift, -1.0))
+                    .is_some_and(|gap| colour_distance(gap, surface) <= GAP_LEVELS)
+                && strip_colour(colour, (p, q), outward, (-3.0, -1.0))
+                    .is_some_and(|card| colour_distance(card, surface) > GAP_LEVELS)
+                && score_shape(&moved, w, h, config).is_some()
+                && aspect_error(&moved, config) <= before + PRINTED_SIDE_ASPECT_SLACK
+        })
+        // The best backed (a line tilted across the gap onto the card is backed
+        // in part); of those backed alike, the outermost: the card's edge, not
+        // print along it.
+        .max_by(|x, y| x.2.total_cmp(&y.2).then(y.0.total_cmp(&x.0)))
+        .map(|(_, moved, _)| moved)
+}
+
+/// The largest difference of two colours' channels (grey levels).
+fn colour_distance(x: [f32; 3], y: [f32; 3]) -> f32 {
+    (0..3).map(|c| (x[c] - y[c]).abs()).fold(0.0, f32::max)
 }

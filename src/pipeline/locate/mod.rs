@@ -879,6 +879,28 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_side_on_the_edge_of_a_card_lying_beside_moves_in_onto_the_cards_own() {
+        // A pale, barely tinted card (x 90 to 390) on white paper, a pink card
+        // lying 8 px to its right, whose edge steps more strongly.
+        let page = RgbImage::from_fn(480, 400, |x, y| match (x, y) {
+            (90..390, 110..299) => Rgb([214, 222, 216]),
+            (398..470, 100..300) => Rgb([226, 196, 206]),
+            _ => Rgb([235, 235, 235]),
+        });
+        let field = GradientField::pooled(&page, 480, 400);
+        let config = LocateConfig::default();
+        let on_neighbour = rect(90.0, 110.0, 398.0, 299.0);
+        let moved = card_beyond::onto_card_edges(&page, &field, on_neighbour, &config);
+        assert_only_side_moved(&moved, &on_neighbour, 1, 390.0, 2.0);
+        // On its own edge, the side stays: paper lies beyond it.
+        let card = rect(90.0, 110.0, 390.0, 299.0);
+        assert_eq!(
+            card_beyond::onto_card_edges(&page, &field, card, &config),
+            card
+        );
+    }
+
+    #[test]
     fn a_side_on_a_header_bands_lower_edge_moves_out_onto_the_cards_faint_top() {
         // A pale card (x 90 to 390, y 55 to 244: aspect 1.59) on a surface of 150.
         // Its header band (y 55 to 95) is 164, a faint step from the surface

@@ -503,14 +503,25 @@ pub(super) fn grow_side(
 /// where it crosses its neighbours. In order of the first end's shift, then the
 /// second's.
 pub(super) fn outward_moves(quad: Quad, i: usize, reach: f32, step: f32) -> Vec<(f32, Quad)> {
+    side_moves(quad, i, reach, step, 1.0)
+}
+
+/// Side `i` of `quad` moved inwards, as [`outward_moves`] moves it outwards.
+pub(super) fn inward_moves(quad: Quad, i: usize, reach: f32, step: f32) -> Vec<(f32, Quad)> {
+    side_moves(quad, i, reach, step, -1.0)
+}
+
+/// Side `i` of `quad` moved along its outward normal times `sign` (1 or -1).
+fn side_moves(quad: Quad, i: usize, reach: f32, step: f32, sign: f32) -> Vec<(f32, Quad)> {
     let c = quad.corners;
     let (a, b) = (c[i], c[(i + 1) % 4]);
     let prev = (c[(i + 3) % 4], c[i]);
     let next = (c[(i + 1) % 4], c[(i + 2) % 4]);
     let centroid = quad.centroid();
-    let Some(outward) = outward_normal(a, b, centroid) else {
+    let Some((nx, ny)) = outward_normal(a, b, centroid) else {
         return Vec::new();
     };
+    let outward = (sign * nx, sign * ny);
     let mid = a.midpoint(b);
     let depth = 2.0 * ((mid.x - centroid.x) * outward.0 + (mid.y - centroid.y) * outward.1).abs();
     let reach = reach * depth;
