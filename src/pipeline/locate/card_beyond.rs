@@ -56,12 +56,26 @@ pub(super) fn onto_card_edges(
     quad: Quad,
     config: &LocateConfig,
 ) -> Quad {
-    let surface = surface_colour(colour).map(f32::from);
+    let look = Look {
+        colour,
+        surface: surface_colour(colour).map(f32::from),
+        field,
+        config,
+    };
     (0..4).fold(quad, |quad, i| {
-        side_onto_card_edge(colour, surface, field, quad, i, config)
-            .or_else(|| side_off_another_card(colour, surface, field, quad, i, config))
+        side_onto_card_edge(&look, quad, i)
+            .or_else(|| side_off_another_card(&look, quad, i))
             .unwrap_or(quad)
     })
+}
+
+/// What a side is moved by: the working copy, the surface's colour (the image
+/// border's), the gradient field taken on the copy, and the locator's settings.
+struct Look<'a> {
+    colour: &'a RgbImage,
+    surface: [f32; 3],
+    field: &'a GradientField,
+    config: &'a LocateConfig,
 }
 
 /// Mean colour of the pixels along `a → b` (clear of its ends) between offsets
@@ -93,6 +107,36 @@ fn strip_colour(
     (seen * 2 > total).then(|| sum.map(|s| s / seen as f32))
 }
 
+/// Side `i` of a quad: its ends, its outward normal and the mean colours of the
+/// bands just inside it (between the offsets `inside`) and just outside it.
+struct Bands {
+    a: Point,
+    b: Point,
+    outward: (f32, f32),
+    inside: [f32; 3],
+    outside: [f32; 3],
+}
+
+fn bands(colour: &RgbImage, quad: &Quad, i: usize, inside: (f32, f32)) -> Option<Bands> {
+    let (a, b) = (quad.corners[i], quad.corners[(i + 1) % 4]);
+    let outward = outward_normal(a, b, quad.centroid())?;
+    Some(Bands {
+        a,
+        b,
+        outward,
+        inside: strip_colour(colour, (a, b), outward, inside)?,
+        outside: strip_colour(colour, (a, b), outward, (1.0, 3.0))?,
+    })
+}
+
+/// Whether `moved`, a side of `quad` moved, still has a document's shape, and
+/// one at most a printed side's slack further from it than `quad`'s.
+fn keeps_shape(moved: &Quad, quad: &Quad, field: &GradientField, config: &LocateConfig) -> bool {
+    let (w, h) = (field.width as f32, field.height as f32);
+    score_shape(moved, w, h, config).is_some()
+        && aspect_error(moved, config) <= aspect_error(quad, config) + PRINTED_SIDE_ASPECT_SLACK
+}
+
 /// How far apart two colours' tints are: the largest difference of their
 /// channels once each has its own mean taken off (grey levels).
 fn tint_distance(x: [f32; 3], y: [f32; 3]) -> f32 {
@@ -104,25 +148,14 @@ fn tint_distance(x: [f32; 3], y: [f32; 3]) -> f32 {
 
 /// Side `i` of `quad` moved out onto the card's edge, when the band outside it
 /// has the card's tint, not the `surface` colour's.
-fn side_onto_card_edge(
-    colour: &RgbImage,
-    surface: [f32; 3],
-    field: &GradientField,
-    quad: Quad,
-    i: usize,
-    config: &LocateConfig,
-) -> Option<Quad> {
-    let c = quad.corners;
-    let (a, b) = (c[i], c[(i + 1) % 4]);
-    let centroid = quad.centroid();
-    let outward = outward_normal(a, b, centroid)?;
-    let inside = strip_colour(colour, (a, b), outward, (-6.0, -2.0))?;
-    let outside = strip_colour(colour, (a, b), outward, (1.0, 3.0))?;
+fn side_onto_card_edge(look: &Look, quad: Quad, i: usize) -> Option<Quad> {
+    let (colour, surface, field) = (look.colour, look.surface, look.field);
+    let side = bands(colour, &quad, i, (-6.0, -2.0))?;
+    let (a, b, outward) = (side.a, side.b, side.outward);
+    let (inside, outside) = (side.inside, side.outside);
     if tint_distance(inside, outside) > SAME_TINT || tint_distance(outside, surface) < OTHER_TINT {
         return None;
     }
-    let before = aspect_error(&quad, config);
-    let (w, h) = (field.width as f32, field.height as f32);
     // The innermost placement that qualifies: the card's edge, not a line of the
     // surface further out.
     outward_moves(quad, i, REACH, 1.0)
@@ -136,8 +169,7 @@ fn side_onto_card_edge(
                 })
                 && strip_colour(colour, (p, q), outward, (1.5, 4.5))
                     .is_some_and(|beyond| tint_distance(beyond, surface) <= SAME_TINT)
-                && score_shape(&moved, w, h, config).is_some()
-                && aspect_error(&moved, config) <= before + PRINTED_SIDE_ASPECT_SLACK
+                && keeps_shape(&moved, &quad, field, look.config)
         })
         .min_by(|x, y| x.0.total_cmp(&y.0))
         .map(|(_, moved)| moved)
@@ -148,24 +180,14 @@ fn side_onto_card_edge(
 /// the best backed placement within [`GAP_REACH`] of the card's depth with the
 /// surface's colour from it out to where the side was (the gap), and not inside
 /// it (the card).
-fn side_off_another_card(
-    colour: &RgbImage,
-    surface: [f32; 3],
-    field: &GradientField,
-    quad: Quad,
-    i: usize,
-    config: &LocateConfig,
-) -> Option<Quad> {
-    let c = quad.corners;
-    let (a, b) = (c[i], c[(i + 1) % 4]);
-    let outward = outward_normal(a, b, quad.centroid())?;
-    let inside = strip_colour(colour, (a, b), outward, (-3.0, -1.0))?;
-    let outside = strip_colour(colour, (a, b), outward, (1.0, 3.0))?;
+fn side_off_another_card(look: &Look, quad: Quad, i: usize) -> Option<Quad> {
+    let (colour, surface, field) = (look.colour, look.surface, look.field);
+    let side = bands(colour, &quad, i, (-3.0, -1.0))?;
+    let (a, b, outward) = (side.a, side.b, side.outward);
+    let (inside, outside) = (side.inside, side.outside);
     if tint_distance(inside, surface) > SAME_TINT || tint_distance(outside, surface) < OTHER_TINT {
         return None;
     }
-    let before = aspect_error(&quad, config);
-    let (w, h) = (field.width as f32, field.height as f32);
     inward_moves(quad, i, GAP_REACH, 1.0)
         .into_iter()
         .map(|(shift, moved)| {
@@ -183,8 +205,7 @@ fn side_off_another_card(
                     .is_some_and(|gap| colour_distance(gap, surface) <= GAP_LEVELS)
                 && strip_colour(colour, (p, q), outward, (-3.0, -1.0))
                     .is_some_and(|card| colour_distance(card, surface) > GAP_LEVELS)
-                && score_shape(&moved, w, h, config).is_some()
-                && aspect_error(&moved, config) <= before + PRINTED_SIDE_ASPECT_SLACK
+                && keeps_shape(&moved, &quad, field, look.config)
         })
         // The best backed (a line tilted across the gap onto the card is backed
         // in part); of those backed alike, the outermost: the card's edge, not
