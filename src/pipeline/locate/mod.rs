@@ -12,11 +12,11 @@
 //! surface it comes first. Where no region stands out whole, or the one that
 //! does is not backed by edges, a pale card on a page is the outline around its
 //! print ([`printed_block::around_print`]). Where nothing qualifies, a faint
-//! card is searched for again with less edge support. The
-//! winner's sides are refined against the gradient, moved off print onto the
-//! card's edge where the card's tint lies beyond them ([`card_beyond`]), and
-//! fitted to the full-resolution edges ([`sides`], [`shadow`]), then scaled back
-//! to source pixels.
+//! card is searched for again with less edge support. The winner's sides are
+//! refined against the gradient, moved onto the card's edge from print where the
+//! card's tint lies beyond them, and from another card's edge where the surface
+//! lies inside them ([`card_beyond`]), and fitted to the full-resolution edges
+//! ([`sides`], [`shadow`]), then scaled back to source pixels.
 //!
 //! Orientation is not decided here: the quad's long side is horizontal, and
 //! whether it is upside down is left to the classifier, which reads content.
