@@ -20,10 +20,10 @@
 
 use image::RgbImage;
 
+use super::LocateConfig;
 use super::gradient::GradientField;
 use super::quads::{aspect_error, score_shape, side_support};
 use super::sides::{PRINTED_SIDE_ASPECT_SLACK, inward_moves, outward_moves, outward_normal};
-use super::{LocateConfig, surface_colour};
 use crate::pipeline::warp::{Point, Quad};
 
 /// Points sampled along a side, clear of its rounded corners.
@@ -49,16 +49,18 @@ const MIN_SUPPORT: f32 = 0.5;
 
 /// `quad` with each side that has card beyond it moved out onto the card's edge,
 /// and each side on another card's edge moved in onto its own (see the module's
-/// comment); `colour` is the working copy `field` was taken on.
+/// comment); `colour` is the working copy `field` was taken on, `surface` the
+/// colour of what the card lies on ([`super::surface_colour`]).
 pub(super) fn onto_card_edges(
     colour: &RgbImage,
+    surface: [f32; 3],
     field: &GradientField,
     quad: Quad,
     config: &LocateConfig,
 ) -> Quad {
     let look = Look {
         colour,
-        surface: surface_colour(colour).map(f32::from),
+        surface,
         field,
         config,
     };
@@ -129,12 +131,13 @@ fn bands(colour: &RgbImage, quad: &Quad, i: usize, inside: (f32, f32)) -> Option
     })
 }
 
-/// Whether `moved`, a side of `quad` moved, still has a document's shape, and
-/// one at most a printed side's slack further from it than `quad`'s.
-fn keeps_shape(moved: &Quad, quad: &Quad, field: &GradientField, config: &LocateConfig) -> bool {
+/// Whether an outline with a side of `quad` moved still has a document's shape,
+/// and one at most a printed side's slack further from it than `quad`'s.
+fn keeps_shape<'a>(look: &'a Look, quad: &Quad) -> impl Fn(&Quad) -> bool + 'a {
+    let (field, config) = (look.field, look.config);
     let (w, h) = (field.width as f32, field.height as f32);
-    score_shape(moved, w, h, config).is_some()
-        && aspect_error(moved, config) <= aspect_error(quad, config) + PRINTED_SIDE_ASPECT_SLACK
+    let limit = aspect_error(quad, config) + PRINTED_SIDE_ASPECT_SLACK;
+    move |moved| score_shape(moved, w, h, config).is_some() && aspect_error(moved, config) <= limit
 }
 
 /// How far apart two colours' tints are: the largest difference of their
@@ -156,6 +159,7 @@ fn side_onto_card_edge(look: &Look, quad: Quad, i: usize) -> Option<Quad> {
     if tint_distance(inside, outside) > SAME_TINT || tint_distance(outside, surface) < OTHER_TINT {
         return None;
     }
+    let keeps_shape = keeps_shape(look, &quad);
     // The innermost placement that qualifies: the card's edge, not a line of the
     // surface further out.
     outward_moves(quad, i, REACH, 1.0)
@@ -169,7 +173,7 @@ fn side_onto_card_edge(look: &Look, quad: Quad, i: usize) -> Option<Quad> {
                 })
                 && strip_colour(colour, (p, q), outward, (1.5, 4.5))
                     .is_some_and(|beyond| tint_distance(beyond, surface) <= SAME_TINT)
-                && keeps_shape(&moved, &quad, field, look.config)
+                && keeps_shape(&moved)
         })
         .min_by(|x, y| x.0.total_cmp(&y.0))
         .map(|(_, moved)| moved)
@@ -188,6 +192,7 @@ fn side_off_another_card(look: &Look, quad: Quad, i: usize) -> Option<Quad> {
     if tint_distance(inside, surface) > SAME_TINT || tint_distance(outside, surface) < OTHER_TINT {
         return None;
     }
+    let keeps_shape = keeps_shape(look, &quad);
     inward_moves(quad, i, GAP_REACH, 1.0)
         .into_iter()
         .map(|(shift, moved)| {
@@ -205,7 +210,7 @@ fn side_off_another_card(look: &Look, quad: Quad, i: usize) -> Option<Quad> {
                     .is_some_and(|gap| colour_distance(gap, surface) <= GAP_LEVELS)
                 && strip_colour(colour, (p, q), outward, (-3.0, -1.0))
                     .is_some_and(|card| colour_distance(card, surface) > GAP_LEVELS)
-                && keeps_shape(&moved, &quad, field, look.config)
+                && keeps_shape(&moved)
         })
         // The best backed (a line tilted across the gap onto the card is backed
         // in part); of those backed alike, the outermost: the card's edge, not

@@ -264,10 +264,11 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
             })
             .collect();
     }
+    let surface = surface_colour(&colour).map(f32::from);
     let mut located: Vec<Located> = found
         .into_iter()
         .map(|(quad, score, method)| {
-            let quad = card_beyond::onto_card_edges(&colour, field, quad, config);
+            let quad = card_beyond::onto_card_edges(&colour, surface, field, quad, config);
             // A working-grid cell spans `fx`×`fy` source pixels; outlines are in
             // continuous coordinates (pixel centres at +0.5), as the warp reads them.
             let quad = Quad {
@@ -673,6 +674,11 @@ pub(crate) mod tests {
         assert!(locate(&image, &LocateConfig::default()).is_none());
     }
 
+    /// The colour of what `image`'s card lies on, as the locator takes it.
+    fn surface_of(image: &RgbImage) -> [f32; 3] {
+        surface_colour(image).map(f32::from)
+    }
+
     /// The upright rectangle between `left` and `right`, `top` and `bottom`.
     fn rect(left: f32, top: f32, right: f32, bottom: f32) -> Quad {
         Quad::from_xy([[left, top], [right, top], [right, bottom], [left, bottom]])
@@ -838,7 +844,13 @@ pub(crate) mod tests {
         let image = card_with_header_rule([196, 180, 194], [185, 169, 185], false);
         let field = GradientField::pooled(&image, 480, 300);
         let on_rule = rect(90.0, 76.0, 390.0, 244.0);
-        let moved = card_beyond::onto_card_edges(&image, &field, on_rule, &LocateConfig::default());
+        let moved = card_beyond::onto_card_edges(
+            &image,
+            surface_of(&image),
+            &field,
+            on_rule,
+            &LocateConfig::default(),
+        );
         assert_only_side_moved(&moved, &on_rule, 0, 55.0, 2.0);
     }
 
@@ -851,7 +863,7 @@ pub(crate) mod tests {
         let on_rule = rect(90.0, 76.0, 390.0, 244.0);
         let field = GradientField::pooled(&grey, 480, 300);
         assert_eq!(
-            card_beyond::onto_card_edges(&grey, &field, on_rule, &config),
+            card_beyond::onto_card_edges(&grey, surface_of(&grey), &field, on_rule, &config),
             on_rule
         );
         // The lavender card's own outline stays off its drop shadow.
@@ -859,7 +871,7 @@ pub(crate) mod tests {
         let card = rect(90.0, 55.0, 390.0, 244.0);
         let field = GradientField::pooled(&shadowed, 480, 300);
         assert_eq!(
-            card_beyond::onto_card_edges(&shadowed, &field, card, &config),
+            card_beyond::onto_card_edges(&shadowed, surface_of(&shadowed), &field, card, &config),
             card
         );
         // An untinted card on white paper, a tinted one lying 10 px above it: the
@@ -873,7 +885,7 @@ pub(crate) mod tests {
         let card = rect(90.0, 150.0, 390.0, 339.0);
         let field = GradientField::pooled(&page, 480, 400);
         assert_eq!(
-            card_beyond::onto_card_edges(&page, &field, card, &config),
+            card_beyond::onto_card_edges(&page, surface_of(&page), &field, card, &config),
             card
         );
     }
@@ -890,12 +902,13 @@ pub(crate) mod tests {
         let field = GradientField::pooled(&page, 480, 400);
         let config = LocateConfig::default();
         let on_neighbour = rect(90.0, 110.0, 398.0, 299.0);
-        let moved = card_beyond::onto_card_edges(&page, &field, on_neighbour, &config);
+        let moved =
+            card_beyond::onto_card_edges(&page, surface_of(&page), &field, on_neighbour, &config);
         assert_only_side_moved(&moved, &on_neighbour, 1, 390.0, 2.0);
         // On its own edge, the side stays: paper lies beyond it.
         let card = rect(90.0, 110.0, 390.0, 299.0);
         assert_eq!(
-            card_beyond::onto_card_edges(&page, &field, card, &config),
+            card_beyond::onto_card_edges(&page, surface_of(&page), &field, card, &config),
             card
         );
     }
