@@ -42,7 +42,7 @@ use gradient::GradientField;
 use quads::{best_quads, landscape, score_quad};
 pub(crate) use region::surface_colour;
 use region::surface_region;
-use sides::{fit_sides, onto_faint_side, refine};
+use sides::{agreed_polarity, fit_sides, onto_faint_side, refine};
 
 /// Tuning of the locator; the defaults were chosen on generator output.
 #[derive(Debug, Clone)]
@@ -269,6 +269,7 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
         .into_iter()
         .map(|(quad, score, method)| {
             let quad = card_beyond::onto_card_edges(&colour, surface, field, quad, config);
+            let outward = agreed_polarity(field, &colour, surface, &quad);
             // A working-grid cell spans `fx`×`fy` source pixels; outlines are in
             // continuous coordinates (pixel centres at +0.5), as the warp reads them.
             let quad = Quad {
@@ -276,7 +277,8 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
                     .corners
                     .map(|p| Point::new((p.x + 0.5) * fx, (p.y + 0.5) * fy)),
             };
-            let quad = shadow::off_shadows(image, fit_sides(image, quad, 4.0 * fx.max(fy)));
+            let quad =
+                shadow::off_shadows(image, fit_sides(image, quad, 4.0 * fx.max(fy), outward));
             Located {
                 quad: landscape(quad),
                 method,
@@ -358,7 +360,7 @@ fn edge_search<'f>(
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::sides::{fit_sides, grow, onto_faint_side, outward_polarity};
+    use super::sides::{agreed_polarity, fit_sides, grow, onto_faint_side, outward_polarity};
     use super::*;
     use crate::pipeline::warp::Homography;
     use image::Rgb;
@@ -749,7 +751,7 @@ pub(crate) mod tests {
         });
         // The side as found lies 2 px below the rim.
         let found = rect(50.0, 50.0, 350.0, 242.0);
-        let fitted = fit_sides(&image, found, 8.0);
+        let fitted = fit_sides(&image, found, 8.0, [0; 4]);
         for corner in [2, 3] {
             let y = fitted.corners[corner].y;
             assert!(
@@ -777,7 +779,7 @@ pub(crate) mod tests {
         });
         // The left side as found lies 2 px inside the card.
         let found = rect(52.0, 50.0, 350.0, 241.0);
-        let fitted = fit_sides(&image, found, 8.0);
+        let fitted = fit_sides(&image, found, 8.0, [0; 4]);
         for corner in [0, 3] {
             let x = fitted.corners[corner].x;
             assert!(
@@ -785,6 +787,51 @@ pub(crate) mod tests {
                 "corner {corner} at x = {x}: {fitted:?}"
             );
         }
+    }
+
+    /// A pale card a shade darker than its white paper, a darker card lying 6 px
+    /// beyond its right edge: that card's edge steps five times as strongly, the
+    /// other way.
+    #[test]
+    fn a_side_is_fitted_to_the_cards_edge_not_to_another_card_beside_it() {
+        let image = RgbImage::from_fn(420, 300, |x, y| match (x, y) {
+            (50..350, 50..241) => Rgb([214, 214, 214]),
+            (356..420, 40..260) => Rgb([120, 120, 120]),
+            _ => Rgb([235, 235, 235]),
+        });
+        let found = rect(50.0, 50.0, 352.0, 241.0);
+        let at_right = |fitted: Quad| [1, 2].map(|corner| fitted.corners[corner].x);
+        // Which way the card's edges step not known, the stronger edge wins.
+        let unknown = at_right(fit_sides(&image, found, 8.0, [0; 4]));
+        assert!(
+            unknown.iter().all(|x| (x - 356.0).abs() < 1.5),
+            "{unknown:?}"
+        );
+        // Known to step brighter outwards, the side is the card's own.
+        let known = at_right(fit_sides(&image, found, 8.0, [1; 4]));
+        assert!(known.iter().all(|x| (x - 350.0).abs() < 1.5), "{known:?}");
+    }
+
+    #[test]
+    fn the_way_a_cards_edges_step_is_known_only_from_an_outline_on_them() {
+        // A pale card (x 60 to 360) on a darker table, ringed by a drop shadow
+        // 8 px wide darker still.
+        let photo = RgbImage::from_fn(420, 300, |x, y| match (x, y) {
+            (60..360, 50..241) => Rgb([232, 232, 228]),
+            (52..368, 42..249) => Rgb([150, 150, 150]),
+            _ => Rgb([200, 200, 200]),
+        });
+        let field = GradientField::pooled(&photo, 420, 300);
+        let surface = surface_of(&photo);
+        let on_card = rect(60.0, 50.0, 360.0, 241.0);
+        assert_eq!(agreed_polarity(&field, &photo, surface, &on_card), [-1; 4]);
+        // On the shadow's outer edge all round, the sides step brighter outwards,
+        // against the card's colour onto the table's.
+        let on_shadow = rect(52.0, 42.0, 368.0, 249.0);
+        assert_eq!(agreed_polarity(&field, &photo, surface, &on_shadow), [0; 4]);
+        // On it along two sides, they step against the other two.
+        let in_part = rect(60.0, 50.0, 368.0, 249.0);
+        assert_eq!(agreed_polarity(&field, &photo, surface, &in_part), [0; 4]);
     }
 
     #[test]

@@ -24,11 +24,17 @@ const NEAR_PEAK: f32 = 0.3;
 /// as the strongest), and a line is fitted through those of the points that one
 /// line holds most of (twice, dropping outliers). Corners are where fitted lines
 /// cross. A side with too few edge points keeps its line.
-pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
+///
+/// `outward` is each side's polarity as the outline found it on the working grid
+/// ([`agreed_polarity`]): where it is known, only edges stepping that way are
+/// the side's. Near the side at full resolution, another card's edge beside a
+/// pale card, or a drop shadow's outer edge, can step more strongly the other way.
+pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32, outward: [i8; 4]) -> Quad {
     let c = quad.corners;
+    let centroid = quad.centroid();
     let mut lines: Vec<(Point, Point)> = (0..4).map(|i| (c[i], c[(i + 1) % 4])).collect();
     let steps = reach.ceil() as i32;
-    for line in lines.iter_mut() {
+    for (line, outward) in lines.iter_mut().zip(outward) {
         let (a, b) = *line;
         let len = a.distance(b);
         if len < 10.0 {
@@ -36,6 +42,10 @@ pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
         }
         let (tx, ty) = ((b.x - a.x) / len, (b.y - a.y) / len);
         let (nx, ny) = (-ty, tx);
+        // The sign of a step along the normal `(nx, ny)` that is `outward`'s.
+        let expected = outward_normal(a, b, centroid).map_or(0.0, |(ox, oy)| {
+            f32::from(outward) * (ox * nx + oy * ny).signum()
+        });
         // Derivative across the side, averaged over three points along it.
         let derivative = |p: Point, o: f32, channel: usize| -> Option<f32> {
             let mut sum = 0.0;
@@ -68,15 +78,27 @@ pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32) -> Quad {
             }
             (profiles, polarity)
         };
-        // The channel the side shows best in: a cream card on white paper is an
-        // edge in blue long before it is one in brightness.
+        // The channel the side shows best in (a cream card on white paper is an
+        // edge in blue long before it is one in brightness), stepping the
+        // expected way where that is known.
+        let strength = |polarity: f32| {
+            if expected == 0.0 {
+                polarity.abs()
+            } else {
+                polarity * expected
+            }
+        };
         let Some((profiles, polarity)) = (0..3)
             .map(profiles_in)
-            .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+            .max_by(|x, y| strength(x.1).total_cmp(&strength(y.1)))
         else {
             continue;
         };
-        let sign = polarity.signum();
+        let sign = if expected == 0.0 {
+            polarity.signum()
+        } else {
+            expected
+        };
         let mut points: Vec<Point> = Vec::new();
         for (p, profile) in &profiles {
             let strongest = |sign: f32, within: std::ops::Range<usize>| {
@@ -345,6 +367,73 @@ pub(super) fn outward_polarity(field: &GradientField, quad: &Quad) -> [i8; 4] {
             0
         }
     })
+}
+
+/// Least difference (grey levels, in the channel that differs most) between a
+/// card's colour and its surface's for which way the card's edges step to be
+/// known from them.
+const KNOWN_STEP: f32 = 6.0;
+
+/// [`outward_polarity`] of each side of `quad` (on the working copy `colour`, the
+/// surface of colour `surface`) where it is the way a card of the colour inside
+/// `quad` steps out onto the surface, and no side steps the other way. A side on
+/// a drop shadow's outer edge, or on print, steps against the card's own edges.
+pub(super) fn agreed_polarity(
+    field: &GradientField,
+    colour: &RgbImage,
+    surface: [f32; 3],
+    quad: &Quad,
+) -> [i8; 4] {
+    let polarity = outward_polarity(field, quad);
+    let Some(card) = card_colour(colour, quad) else {
+        return [0; 4];
+    };
+    let step = (0..3)
+        .map(|c| surface[c] - card[c])
+        .fold(0.0f32, |x, y| if y.abs() > x.abs() { y } else { x });
+    if step.abs() < KNOWN_STEP {
+        return [0; 4];
+    }
+    let card_step = step.signum() as i8;
+    polarity.map(|p| {
+        if p == card_step && !polarity.contains(&-p) {
+            p
+        } else {
+            0
+        }
+    })
+}
+
+/// The colour most of a card inside `quad` shows, clear of its edges: per
+/// channel, the median of a grid of points across it (print covers less of a
+/// card than its ground does); `None` when the grid lies off `colour`.
+fn card_colour(colour: &RgbImage, quad: &Quad) -> Option<[f32; 3]> {
+    let [p0, p1, p2, p3] = quad.corners;
+    let mut samples: [Vec<f32>; 3] = Default::default();
+    for i in 0..12 {
+        for j in 0..8 {
+            let (u, v) = (0.1 + 0.8 * i as f32 / 11.0, 0.1 + 0.8 * j as f32 / 7.0);
+            let top = (p0.x + (p1.x - p0.x) * u, p0.y + (p1.y - p0.y) * u);
+            let bottom = (p3.x + (p2.x - p3.x) * u, p3.y + (p2.y - p3.y) * u);
+            let (x, y) = (
+                top.0 + (bottom.0 - top.0) * v,
+                top.1 + (bottom.1 - top.1) * v,
+            );
+            if x >= 0.0 && y >= 0.0 && (x as u32) < colour.width() && (y as u32) < colour.height() {
+                let p = colour.get_pixel(x as u32, y as u32).0;
+                for (c, values) in samples.iter_mut().enumerate() {
+                    values.push(f32::from(p[c]));
+                }
+            }
+        }
+    }
+    if samples[0].is_empty() {
+        return None;
+    }
+    Some(samples.map(|mut values| {
+        let mid = values.len() / 2;
+        *values.select_nth_unstable_by(mid, f32::total_cmp).1
+    }))
 }
 
 /// Unit normal of `a → b` pointing away from `centre`.
