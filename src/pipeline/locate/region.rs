@@ -218,7 +218,7 @@ fn border_strips(image: &RgbImage) -> [Vec<[u8; 3]>; 4] {
 }
 
 /// Per channel, the median of `pixels` (black when there are none).
-fn median_colour(pixels: &[[u8; 3]]) -> [u8; 3] {
+pub(super) fn median_colour(pixels: &[[u8; 3]]) -> [u8; 3] {
     [0, 1, 2].map(|c| {
         let mut values: Vec<u8> = pixels.iter().map(|p| p[c]).collect();
         if values.is_empty() {

@@ -8,6 +8,7 @@ use image::RgbImage;
 use super::LocateConfig;
 use super::gradient::GradientField;
 use super::quads::{Backing, aspect_error, score_quad, side_hits, side_support};
+use super::region::median_colour;
 use crate::pipeline::warp::{Point, Quad};
 
 /// Share of the strongest step across a side that a step nearer the side as
@@ -409,7 +410,7 @@ pub(super) fn agreed_polarity(
 /// card than its ground does); `None` when the grid lies off `colour`.
 fn card_colour(colour: &RgbImage, quad: &Quad) -> Option<[f32; 3]> {
     let [p0, p1, p2, p3] = quad.corners;
-    let mut samples: [Vec<f32>; 3] = Default::default();
+    let mut samples: Vec<[u8; 3]> = Vec::with_capacity(96);
     for i in 0..12 {
         for j in 0..8 {
             let (u, v) = (0.1 + 0.8 * i as f32 / 11.0, 0.1 + 0.8 * j as f32 / 7.0);
@@ -420,20 +421,11 @@ fn card_colour(colour: &RgbImage, quad: &Quad) -> Option<[f32; 3]> {
                 top.1 + (bottom.1 - top.1) * v,
             );
             if x >= 0.0 && y >= 0.0 && (x as u32) < colour.width() && (y as u32) < colour.height() {
-                let p = colour.get_pixel(x as u32, y as u32).0;
-                for (c, values) in samples.iter_mut().enumerate() {
-                    values.push(f32::from(p[c]));
-                }
+                samples.push(colour.get_pixel(x as u32, y as u32).0);
             }
         }
     }
-    if samples[0].is_empty() {
-        return None;
-    }
-    Some(samples.map(|mut values| {
-        let mid = values.len() / 2;
-        *values.select_nth_unstable_by(mid, f32::total_cmp).1
-    }))
+    (!samples.is_empty()).then(|| median_colour(&samples).map(f32::from))
 }
 
 /// Unit normal of `a → b` pointing away from `centre`.
