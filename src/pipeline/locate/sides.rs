@@ -43,10 +43,11 @@ pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32, outward: [i8; 
         }
         let (tx, ty) = ((b.x - a.x) / len, (b.y - a.y) / len);
         let (nx, ny) = (-ty, tx);
-        // The sign of a step along the normal `(nx, ny)` that is `outward`'s.
-        let expected = outward_normal(a, b, centroid).map_or(0.0, |(ox, oy)| {
-            f32::from(outward) * (ox * nx + oy * ny).signum()
-        });
+        // The sign of a step along the normal `(nx, ny)` that is `outward`'s,
+        // where the side's polarity is known.
+        let expected = outward_normal(a, b, centroid)
+            .filter(|_| outward != 0)
+            .map(|(ox, oy)| f32::from(outward) * (ox * nx + oy * ny).signum());
         // Derivative across the side, averaged over three points along it.
         let derivative = |p: Point, o: f32, channel: usize| -> Option<f32> {
             let mut sum = 0.0;
@@ -82,24 +83,14 @@ pub(super) fn fit_sides(image: &RgbImage, quad: Quad, reach: f32, outward: [i8; 
         // The channel the side shows best in (a cream card on white paper is an
         // edge in blue long before it is one in brightness), stepping the
         // expected way where that is known.
-        let strength = |polarity: f32| {
-            if expected == 0.0 {
-                polarity.abs()
-            } else {
-                polarity * expected
-            }
-        };
+        let strength = |polarity: f32| expected.map_or(polarity.abs(), |e| polarity * e);
         let Some((profiles, polarity)) = (0..3)
             .map(profiles_in)
             .max_by(|x, y| strength(x.1).total_cmp(&strength(y.1)))
         else {
             continue;
         };
-        let sign = if expected == 0.0 {
-            polarity.signum()
-        } else {
-            expected
-        };
+        let sign = expected.unwrap_or(polarity.signum());
         let mut points: Vec<Point> = Vec::new();
         for (p, profile) in &profiles {
             let strongest = |sign: f32, within: std::ops::Range<usize>| {
