@@ -119,7 +119,9 @@ pub fn check(readings: &Readings) -> CheckedFields {
     if let Some(checked) = workplace {
         fields.insert("workplace".to_owned(), checked);
     }
-    if let Some(checked) = text::name(readings, "husband").filter(|c| opens_with_label(&c.text)) {
+    if let Some(checked) =
+        text::labelled_name(readings, "husband").filter(|c| opens_with_label(&c.text))
+    {
         fields.insert("husband".to_owned(), checked);
     }
     for (key, checked) in issue_and_expiry(readings) {

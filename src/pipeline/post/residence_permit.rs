@@ -11,7 +11,7 @@ pub fn check(readings: &Readings) -> CheckedFields {
             fields.insert(key.to_owned(), checked);
         }
     };
-    put("name_ar", text::name(readings, "name_ar"));
+    put("name_ar", text::foreign_name(readings, "name_ar"));
     for key in ["nationality_ar", "residence_type", "purpose"] {
         put(key, text::plain(readings, key));
     }
