@@ -322,41 +322,107 @@ fn pad(ink: LineBox, region: &FieldRegion, card: &GrayImage) -> LineBox {
 /// Dark-enough pixels of a window, but for those `excluded`: below the midpoint
 /// between the paper level (a high percentile) and the ink level (a very low one:
 /// a short word in a wide box is under 1 % of it, and a pale emblem behind it
-/// must not set the ink level) of the pixels left. Excluded pixels set neither
-/// level, so a black barcode beside a thin date does not lift the threshold above
-/// the date's grey. `None` when the window has no contrast at all.
+/// must not set the ink level) of the pixels left, that midpoint moved with the
+/// paper's own level around each column ([`column_paper`]): under a photo's glare
+/// a line's far words are paler than the window's midpoint, though as dark as
+/// ever against the paper beside them (they were cut off the line, and the
+/// part read was taken for all of it). Excluded pixels set neither level, so a
+/// black barcode beside a thin date does not lift the threshold above the date's
+/// grey. `None` when the window has no contrast at all.
 fn ink_mask(window: &GrayImage, excluded: &[bool]) -> Option<Vec<bool>> {
-    let mut histogram = [0usize; 256];
-    let mut total = 0usize;
-    for (p, &out) in window.pixels().zip(excluded) {
-        if !out {
-            histogram[usize::from(p.0[0])] += 1;
-            total += 1;
+    let values = window.pixels().zip(excluded).filter(|(_, out)| !**out);
+    let histogram = Histogram::of(values.map(|(p, _)| p.0[0]));
+    let (ink, paper) = (histogram.percentile(0.002), histogram.percentile(PAPER));
+    if paper - ink < 40.0 {
+        return None;
+    }
+    let threshold = ink + 0.45 * (paper - ink);
+    let local = column_paper(window, excluded, paper);
+    let width = window.width() as usize;
+    Some(
+        window
+            .pixels()
+            .zip(excluded)
+            .enumerate()
+            .map(|(i, (p, &out))| {
+                !out && f32::from(p.0[0]) < threshold + (local[i % width] - paper).max(0.0)
+            })
+            .collect(),
+    )
+}
+
+/// The percentile of a window's pixels taken for its paper (text covers far less).
+const PAPER: f32 = 0.85;
+
+/// The paper's level around each column of `window`: [`PAPER`]'s percentile of
+/// the pixels not `excluded` in the columns within half the window's height of
+/// it (`fallback` where none is left).
+fn column_paper(window: &GrayImage, excluded: &[bool], fallback: f32) -> Vec<f32> {
+    let (w, h) = (window.width() as usize, window.height() as usize);
+    let raw = window.as_raw();
+    let reach = h / 2;
+    // Column histograms, summed over a sliding run of columns.
+    let column = |x: usize| (0..h).map(move |y| y * w + x).filter(|&i| !excluded[i]);
+    let mut run = Histogram::default();
+    for x in 0..reach.min(w) {
+        column(x).for_each(|i| run.add(raw[i], 1));
+    }
+    (0..w)
+        .map(|x| {
+            if x + reach < w {
+                column(x + reach).for_each(|i| run.add(raw[i], 1));
+            }
+            if x > reach {
+                column(x - reach - 1).for_each(|i| run.add(raw[i], -1));
+            }
+            if run.total > 0 {
+                run.percentile(PAPER)
+            } else {
+                fallback
+            }
+        })
+        .collect()
+}
+
+/// Counts of grey levels.
+struct Histogram {
+    counts: [i64; 256],
+    total: i64,
+}
+
+impl Default for Histogram {
+    fn default() -> Histogram {
+        Histogram {
+            counts: [0; 256],
+            total: 0,
         }
     }
-    let percentile = |q: f32| {
-        let target = (q * total as f32) as usize;
+}
+
+impl Histogram {
+    fn of(values: impl Iterator<Item = u8>) -> Histogram {
+        let mut histogram = Histogram::default();
+        values.for_each(|v| histogram.add(v, 1));
+        histogram
+    }
+
+    fn add(&mut self, value: u8, count: i64) {
+        self.counts[usize::from(value)] += count;
+        self.total += count;
+    }
+
+    /// The level below which a share `q` of the values lie.
+    fn percentile(&self, q: f32) -> f32 {
+        let target = (q * self.total as f32) as i64;
         let mut seen = 0;
-        for (value, &count) in histogram.iter().enumerate() {
+        for (value, &count) in self.counts.iter().enumerate() {
             seen += count;
             if seen > target {
                 return value as f32;
             }
         }
         255.0
-    };
-    let (ink, paper) = (percentile(0.002), percentile(0.85));
-    if paper - ink < 40.0 {
-        return None;
     }
-    let threshold = ink + 0.45 * (paper - ink);
-    Some(
-        window
-            .pixels()
-            .zip(excluded)
-            .map(|(p, &out)| !out && f32::from(p.0[0]) < threshold)
-            .collect(),
-    )
 }
 
 /// Finds and cuts every field line of `regions` on `card`.
@@ -713,6 +779,24 @@ mod tests {
         )
         .unwrap();
         assert!(line.x0 < 560 && line.x1 > 940, "{line:?}");
+    }
+
+    #[test]
+    fn a_lines_far_words_under_glare_belong_to_it() {
+        // Glare lifts the line's far end: its words paler than the window's ink
+        // threshold, though as dark as ever against the white paper beside them.
+        let mut card = card_with_lines(&[(0.41, 0.45, 0.95, 0.04)]);
+        for (x, _, p) in card.enumerate_pixels_mut() {
+            if (440..520).contains(&x) {
+                p.0[0] = p.0[0].saturating_add(100);
+            }
+        }
+        let line = find_line(
+            &card,
+            &region("last_name", [0.37, 0.368, 0.95, 0.452], 0.04),
+        )
+        .unwrap();
+        assert!(line.x0 < 460 && line.x1 > 940, "{line:?}");
     }
 
     #[test]
