@@ -27,8 +27,10 @@ fn fixtures() -> PathBuf {
 
 /// Whole-page scans (a National ID front alone, turned a quarter, in grey; its two
 /// sides one above the other, in a PDF, and in a JPEG where the locator also
-/// outlines the pair as one; a car licence's two sides, the back the likelier card)
-/// and a front on the held-out `mesh` face, which the classifier never trained on.
+/// outlines the pair as one; the two sides nearly touching, where the front stands
+/// out only once the back is masked, and close enough that only the pair stands
+/// out; a car licence's two sides, the back the likelier card) and a front on the
+/// held-out `mesh` face, which the classifier never trained on.
 fn page_fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages")
 }

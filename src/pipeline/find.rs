@@ -74,8 +74,9 @@ const WHOLE_PAGE: f32 = 0.9;
 
 /// Locates outline candidates on the upload's [`Overview`] and keeps the one the
 /// classifier picks for the request's `accepted` kinds ([`Classifier::pick`]);
-/// `None` when there is none. When that card is clearly another kind, the rest of
-/// the page is searched once more ([`elsewhere`]), as it is for the card's other
+/// `None` when there is none. When that card is clearly another kind, or the
+/// classifier is unsure of it beside a card that clearly is ([`Picked::beside_another`]),
+/// the rest of the page is searched once more ([`elsewhere`]), as it is for the card's other
 /// side where the request reads both ([`reads_both_sides`]). `lap` is called once
 /// the candidates are found, so a caller can time locating and classifying apart.
 pub fn find_document(
@@ -87,17 +88,18 @@ pub fn find_document(
 ) -> Option<FoundDocument> {
     let overview = Overview::of(upload);
     let image = overview.image();
-    let candidates = locate::candidates(image, config);
+    let candidates = with_stacked_cards(image, locate::candidates(image, config), classifier);
     lap("locate");
-    let (mut found, _) = pick(image, &candidates, config, classifier, accepted)?;
+    let picked = pick(image, &candidates, config, classifier, accepted)?;
+    let mut found = picked.found;
     if let Some(accepted) = accepted
-        && !accepted.contains(&found.class.kind)
-        && let Some(asked) = elsewhere(image, &found, config, classifier, accepted)
+        && let Some(beside) = picked.beside_another(accepted, config)
+        && let Some(asked) = elsewhere(image, &beside, config, classifier, accepted)
     {
         found = asked;
     }
     let other_side = reads_both_sides(found.class.kind, accepted)
-        .and_then(|other| elsewhere(image, &found, config, classifier, &[other]));
+        .and_then(|other| elsewhere(image, &found.quad, config, classifier, &[other]));
     let (card, other_side) = match other_side {
         Some(front) if front.class.kind.side() == "front" => (front, Some(found)),
         other_side => (found, other_side),
@@ -124,19 +126,70 @@ pub fn reads_both_sides(
         .filter(|other| accepted.contains(&kind) && accepted.contains(other))
 }
 
+/// `candidates` and the cards at the ends of those that may be two cards lying
+/// one above the other ([`locate::stacked_pairs`]) and that the classifier does
+/// not clearly see as one document: a passport's data page has such a pair's
+/// shape and size.
+fn with_stacked_cards(
+    image: &RgbImage,
+    mut candidates: Vec<locate::Located>,
+    classifier: &Classifier,
+) -> Vec<locate::Located> {
+    let one_document = |pair: &locate::Located| {
+        let probabilities = classifier.probabilities(&features(image, &pair.quad));
+        classifier.given(&probabilities, None).confidence >= CLEARLY_SEEN
+    };
+    let ends: Vec<locate::Located> = locate::stacked_pairs(&candidates, image.dimensions())
+        .into_iter()
+        .filter(|(pair, _)| !one_document(pair))
+        .flat_map(|(_, cards)| cards)
+        .collect();
+    candidates.extend(ends);
+    candidates
+}
+
+/// The classifier's pick among an upload's outlines.
+struct Picked {
+    found: Found,
+    /// The classifier's decision on the pick without the request's prior.
+    seen: Classification,
+    /// The likeliest outline the classifier clearly sees as a kind the request
+    /// does not accept (not the page, nor two cards outlined together).
+    other_kind: Option<Quad>,
+}
+
+impl Picked {
+    /// The card beside which the page is searched again for one `accepted`: the
+    /// pick itself when it is another kind; or a card clearly of another kind
+    /// when the pick is not clearly an accepted one in a card's shape. A card's two
+    /// sides lying close together leave outlines across both, or from one's edge
+    /// to the other's, and the classifier can pick one of those for the kind asked
+    /// for while the card asked for is not outlined at all until the other is
+    /// masked.
+    fn beside_another(&self, accepted: &[DocumentKind], config: &LocateConfig) -> Option<Quad> {
+        if !accepted.contains(&self.found.class.kind) {
+            return Some(self.found.quad);
+        }
+        let sure = accepted.contains(&self.seen.kind)
+            && self.seen.confidence >= CLEARLY_SEEN
+            && config.is_card_shaped(&self.found.quad);
+        self.other_kind.filter(|_| !sure)
+    }
+}
+
 /// The classifier's pick among `candidates` but those that hold a card the
 /// classifier clearly sees as a kind not `accepted`, or as any kind lying across
 /// them ([`holds_a_card`]), lie on one
 /// ([`part_of_a_card`]; not on the page itself, [`WHOLE_PAGE`]) or, less sure
 /// themselves, outline the same card ([`same_card`]), its outline upright, in
-/// `image`'s pixels, with the classifier's decision on it without the request's prior.
+/// `image`'s pixels.
 fn pick(
     image: &RgbImage,
     candidates: &[locate::Located],
     config: &LocateConfig,
     classifier: &Classifier,
     accepted: Option<&[DocumentKind]>,
-) -> Option<(Found, Classification)> {
+) -> Option<Picked> {
     let probabilities: Vec<Vec<f32>> = candidates
         .iter()
         .map(|c| classifier.probabilities(&features(image, &c.quad)))
@@ -196,7 +249,11 @@ fn pick(
         method: located.method,
         class,
     };
-    Some((found, seen[chosen]))
+    Some(Picked {
+        found,
+        seen: seen[chosen],
+        other_kind: cards.first().copied(),
+    })
 }
 
 /// Whether `outer` is two cards outlined together: it encloses (give or take 5 %
@@ -245,8 +302,8 @@ fn same_card(quad: &Quad, cards: &[Quad]) -> bool {
         .any(|card| quad.overlap(card) > ONE_OF_TWO.end() * quad.area().max(card.area()))
 }
 
-/// A card of an `accepted` kind elsewhere on a page beside the card picked first,
-/// `other` (of another kind, or the side of a card whose other side is asked for
+/// A card of an `accepted` kind elsewhere on a page beside the outline `other` (a
+/// card of another kind, or the side of a card whose other side is asked for
 /// too): `other` masked with the paper's colour and the rest searched again. Of a
 /// National ID's two sides on one page, the locator's likeliest outlines can all be
 /// the side not asked for. A card found there is taken only when it lies
@@ -255,19 +312,20 @@ fn same_card(quad: &Quad, cards: &[Quad]) -> bool {
 /// refusal must be), so a document of the wrong kind is still refused as one.
 fn elsewhere(
     image: &RgbImage,
-    other: &Found,
+    other: &Quad,
     config: &LocateConfig,
     classifier: &Classifier,
     accepted: &[DocumentKind],
 ) -> Option<Found> {
     let page_area = image.width() as f32 * image.height() as f32;
-    if other.quad.area() > ROOM_FOR_ANOTHER * page_area {
+    if other.area() > ROOM_FOR_ANOTHER * page_area {
         return None;
     }
-    let masked = masked(image, &other.quad);
-    let candidates = locate::candidates(&masked, config);
-    let (found, seen) = pick(&masked, &candidates, config, classifier, Some(accepted))?;
-    let beside = !found.quad.within(0.0)(other.quad.centroid());
+    let masked = masked(image, other);
+    let candidates = with_stacked_cards(&masked, locate::candidates(&masked, config), classifier);
+    let Picked { found, seen, .. } =
+        pick(&masked, &candidates, config, classifier, Some(accepted))?;
+    let beside = !found.quad.within(0.0)(other.centroid());
     (beside && accepted.contains(&seen.kind) && seen.confidence >= CLEARLY_SEEN).then_some(found)
 }
 
@@ -309,6 +367,47 @@ mod tests {
             [x + width, y + height],
             [x, y + height],
         ])
+    }
+
+    #[test]
+    fn the_page_is_searched_beside_a_card_of_another_kind_unless_the_pick_is_clearly_a_card_asked_for()
+     {
+        use DocumentKind::{NidBack, NidFront};
+        let config = LocateConfig::default();
+        let back = outline(10.0, 10.0, 86.0, 54.0);
+        let picked = |quad: Quad, kind: DocumentKind, confidence: f32| {
+            let class = Classification {
+                kind,
+                upside_down: false,
+                confidence,
+                rival: None,
+            };
+            Picked {
+                found: Found {
+                    quad,
+                    method: LocateMethod::Edges,
+                    class,
+                },
+                seen: class,
+                other_kind: Some(back),
+            }
+        };
+        let front = outline(10.0, 66.0, 86.0, 54.0);
+        let asked = [NidFront];
+        // A front clearly seen in a card's shape is read where it is.
+        assert_eq!(
+            picked(front, NidFront, 0.99).beside_another(&asked, &config),
+            None
+        );
+        // Unsure of it, or of an outline across both cards, the page is searched
+        // beside the back.
+        let across = outline(30.0, 40.0, 60.0, 70.0);
+        for unsure in [picked(front, NidFront, 0.6), picked(across, NidFront, 0.95)] {
+            assert_eq!(unsure.beside_another(&asked, &config), Some(back));
+        }
+        // A pick of another kind is what the page is searched beside.
+        let other = picked(back, NidBack, 0.99);
+        assert_eq!(other.beside_another(&asked, &config), Some(back));
     }
 
     #[test]

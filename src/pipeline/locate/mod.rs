@@ -78,7 +78,7 @@ impl Default for LocateConfig {
             min_score: 0.5,
             // A grey card blurred on a 600 dpi page scores 0.4 as found.
             min_faint_score: 0.35,
-            document_aspects: vec![85.60 / 53.98, 125.0 / 88.0],
+            document_aspects: vec![ID1_ASPECT, 125.0 / 88.0],
             inner_area_fraction: 0.3,
             max_candidates: 3,
         }
@@ -104,6 +104,24 @@ impl LocateConfig {
 /// perspective, only the outline's error.
 pub const CARD_SHAPE_TOLERANCE: f32 = 0.06;
 
+/// Width over height of an ID-1 card (85.60 × 53.98 mm): every card read.
+const ID1_ASPECT: f32 = 85.60 / 53.98;
+
+/// Elongations of an outline around two ID-1 cards lying one above the other
+/// (`(2 + gap) / 1.59`, the gap in cards' heights: 1.26 touching), up to a card's
+/// own shape ([`CARD_SHAPE_TOLERANCE`]; a gap of about a third of a card).
+const STACKED_PAIR: std::ops::RangeInclusive<f32> =
+    (2.0 / ID1_ASPECT) * (1.0 - CARD_SHAPE_TOLERANCE)..=ID1_ASPECT * (1.0 - CARD_SHAPE_TOLERANCE);
+
+/// Share of the larger of a card at one end of two outlined together and another
+/// outline in an ID-1 card's shape that the two must share for the other to be
+/// that card's own outline.
+const OUTLINED_ALREADY: f32 = 0.7;
+
+/// An ID-1 card's width over the short side of the pages it is scanned on (A4's
+/// 210 mm, Letter's 215.9 mm: 0.40 and 0.41), give or take a tenth.
+const CARD_ACROSS_PAGE: std::ops::RangeInclusive<f32> = 0.36..=0.45;
+
 /// Largest share of a page-shaped image an outline taken for a document lying on
 /// the page covers: an ID card covers 7.4 % of an A4 page and 7.7 % of a Letter
 /// page, a passport's data page 17.6 and 18.2 %.
@@ -113,6 +131,10 @@ const CARD_ON_PAGE_AREA: f32 = 0.2;
 /// page's to be taken for one cropped to it: photos' 4:3 and 3:2 frames fall
 /// outside it for a document.
 const FRAME_SHAPE_TOLERANCE: f32 = 0.045;
+
+/// How far (a share of its aspect) a whole page scanned is from its paper's shape:
+/// a 4:3 photo is 3 % from a Letter page's.
+const SCANNED_PAGE_TOLERANCE: f32 = 0.01;
 
 /// Width over height of the pages cards are scanned on: A4 and Letter.
 const PAGE_ASPECTS: [f32; 2] = [297.0 / 210.0, 11.0 / 8.5];
@@ -297,6 +319,60 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     located
 }
 
+/// Each of `located` (on an image `w`×`h`) that may be two ID-1 cards scanned
+/// close together, one above the other, with the two cards at its ends: on a
+/// whole page (its paper's shape within [`SCANNED_PAGE_TOLERANCE`]), such a pair
+/// can stand out only together. Not where one of the two is outlined on its own
+/// in an ID-1 card's shape: the other is then found beside it once it is masked
+/// (`find::elsewhere`), more closely.
+pub fn stacked_pairs(located: &[Located], (w, h): (u32, u32)) -> Vec<(&Located, [Located; 2])> {
+    if !is_aspect_among(w as f32 / h as f32, &PAGE_ASPECTS, SCANNED_PAGE_TOLERANCE) {
+        return Vec::new();
+    }
+    let outlined = |end: &Quad| {
+        located.iter().any(|l| {
+            is_aspect_among(l.quad.aspect(), &[ID1_ASPECT], CARD_SHAPE_TOLERANCE)
+                && l.quad.overlap(end) > OUTLINED_ALREADY * l.quad.area().max(end.area())
+        })
+    };
+    located
+        .iter()
+        .filter_map(|pair| Some((pair, stacked_cards(&pair.quad, w.min(h) as f32)?)))
+        .filter(|(_, cards)| !cards.iter().any(outlined))
+        .map(|(pair, cards)| (pair, cards.map(|quad| Located { quad, ..*pair })))
+        .collect()
+}
+
+/// The two cards at the ends of `pair` (long side first) when it has the shape
+/// of two ID-1 cards lying one above the other ([`STACKED_PAIR`]) and their size
+/// on a page whose short side is `page_width` ([`CARD_ACROSS_PAGE`]): its short
+/// sides are the cards' long sides, and each card's height is its width over the
+/// card's aspect, whatever the gap between them.
+fn stacked_cards(pair: &Quad, page_width: f32) -> Option<[Quad; 2]> {
+    let [a, b, c, d] = pair.corners;
+    let card_width = (a.distance(d) + b.distance(c)) / 2.0;
+    if !STACKED_PAIR.contains(&pair.elongation())
+        || !CARD_ACROSS_PAGE.contains(&(card_width / page_width))
+    {
+        return None;
+    }
+    let share = card_width / ID1_ASPECT / pair.width();
+    let along = |from: Point, to: Point, t: f32| {
+        Point::new(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t)
+    };
+    let end = |t0: f32, t1: f32| {
+        landscape(Quad {
+            corners: [
+                along(a, b, t0),
+                along(a, b, t1),
+                along(d, c, t1),
+                along(d, c, t0),
+            ],
+        })
+    };
+    Some([end(0.0, share), end(1.0 - share, 1.0)])
+}
+
 /// The two gradient fields the edge search looks on, each computed once however
 /// often it searches: the full-resolution gradient max-pooled onto the working
 /// grid, and the same from the image averaged down (`colour`), only when needed.
@@ -366,6 +442,33 @@ pub(crate) mod tests {
     use image::Rgb;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn two_cards_outlined_together_one_above_the_other_are_outlined_at_its_ends() {
+        // A card's two sides, 856 x 540 each, 40 apart, outlined together on a
+        // page 2100 wide: each card's height follows from the pair's width.
+        let outline = |x0: f32, y0: f32, x1: f32, y1: f32| {
+            landscape(Quad::from_xy([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        };
+        let pair = outline(100.0, 100.0, 956.0, 1220.0);
+        let cards = stacked_cards(&pair, 2100.0).expect("two cards");
+        let mut spans: Vec<[f32; 4]> = cards.iter().map(Quad::bounds).collect();
+        spans.sort_by(|a, b| a[1].total_cmp(&b[1]));
+        let card_height = 856.0 / ID1_ASPECT;
+        let expected = [
+            [100.0, 100.0, 956.0, 100.0 + card_height],
+            [100.0, 1220.0 - card_height, 956.0, 1220.0],
+        ];
+        for (span, expected) in spans.iter().zip(expected) {
+            for (got, want) in span.iter().zip(expected) {
+                assert!((got - want).abs() < 0.5, "{span:?} vs {expected:?}");
+            }
+        }
+        assert!(cards.iter().all(|card| card.aspect() > 1.0));
+        // A card alone is not two, nor is a pair far smaller than a card on the page.
+        assert!(stacked_cards(&outline(100.0, 100.0, 956.0, 640.0), 2100.0).is_none());
+        assert!(stacked_cards(&pair, 6000.0).is_none());
+    }
 
     /// A card-like picture: pale background, dark text bars, a photo block.
     pub(crate) fn card(width: u32, height: u32) -> RgbImage {
