@@ -119,7 +119,7 @@ const STACKED_PAIR: std::ops::RangeInclusive<f32> =
 const OUTLINED_ALREADY: f32 = 0.7;
 
 /// An ID-1 card's width over the short side of the pages it is scanned on (A4's
-/// 210 mm, Letter's 215.9 mm: 0.40 and 0.41), give or take a tenth.
+/// 210 mm, Letter's 215.9 mm: 0.41 and 0.40), give or take a tenth.
 const CARD_ACROSS_PAGE: std::ops::RangeInclusive<f32> = 0.36..=0.45;
 
 /// Largest share of a page-shaped image an outline taken for a document lying on
