@@ -40,7 +40,8 @@ pub fn plain(readings: &Readings, key: &str) -> Option<Checked> {
 }
 
 /// Free text that is never a word of `excluded` (folded): the first hypothesis that
-/// is not one, cleaned, doubted when another reads one more of a repeated digit
+/// is not one, cleaned, doubted as any line read ([`super::LineReading::reported`])
+/// and when another reads one more of a repeated digit
 /// ([`super::LineReading::keeping_every_digit`]); when every one is, the best,
 /// flagged.
 pub fn plain_excluding(readings: &Readings, key: &str, excluded: &[&[&str]]) -> Option<Checked> {
@@ -58,7 +59,7 @@ pub fn plain_excluding(readings: &Readings, key: &str, excluded: &[&[&str]]) -> 
     {
         Some(c) => Some(Checked::new(
             clean(&c.text),
-            reading.keeping_every_digit(&c.text, c.confidence),
+            reading.keeping_every_digit(&c.text, reading.reported(&c.text, c.confidence)),
         )),
         None => Some(Checked::new(
             clean(&best.text),
