@@ -43,6 +43,8 @@ const RIM_IN_PRINT: f32 = 3.0;
 
 /// Lines looked for outside the block, where the card's faint edges are.
 const LINES: usize = 24;
+/// How near (working cells) the grid's border a corner lies on it.
+const BORDER_REACH: f32 = 3.0;
 
 /// When `inner` is a printed block, the best outline (by the edge search's
 /// rank, `score · √area`) that encloses it, built from the strongest lines
@@ -141,7 +143,10 @@ fn faint_outline_around(
                 continue;
             };
             let grown = quad.area() / inner.area().max(1.0);
-            if !growth.contains(&grown) || !quad.encloses(inner, 1.0 + overlap) {
+            if !growth.contains(&grown)
+                || !quad.encloses(inner, 1.0 + overlap)
+                || on_the_border(&quad, field)
+            {
                 continue;
             }
             let Some(score) = score_quad_at(field, &quad, config, backing) else {
@@ -154,6 +159,19 @@ fn faint_outline_around(
         }
     }
     best.map(|(quad, score, _)| (quad, FAINT_OUTLINE_COST * score))
+}
+
+/// Whether a corner of `quad` lies on the border of `field`'s grid (within
+/// [`BORDER_REACH`] cells): there a side is the page's edge or the scanner lid's
+/// shadow, not a card's lying on the page.
+fn on_the_border(quad: &Quad, field: &GradientField) -> bool {
+    let (w, h) = (field.width as f32 - 1.0, field.height as f32 - 1.0);
+    quad.corners.iter().any(|p| {
+        p.x <= BORDER_REACH
+            || p.y <= BORDER_REACH
+            || p.x >= w - BORDER_REACH
+            || p.y >= h - BORDER_REACH
+    })
 }
 
 /// Share of the working grid's cells inside `quad` whose gradient reaches the
@@ -182,7 +200,7 @@ mod tests {
 
     use super::super::tests::{barcode_card_photo, corner_error, paste};
     use super::super::{LocateConfig, locate};
-    use crate::pipeline::warp::Quad;
+    use crate::pipeline::warp::{Point, Quad};
 
     /// A pale card on a surface a shade darker (12 levels): its outline is
     /// backed at half the edge threshold only, and the edge search's best quad
@@ -198,14 +216,12 @@ mod tests {
         assert!(error < 10.0, "corner error {error} px: {found:?}");
     }
 
-    /// A card of the page's own colour with dark print, its top and left edges
-    /// a thin grey rim, its right and bottom a step of nine grey levels, on an
-    /// A4 page scanned at 150 dpi: no outline the edge search accepts, no region
-    /// standing out whole, only the print and the rim around it.
-    #[test]
-    fn a_pale_card_on_a_page_of_its_colour_is_found_around_its_print() {
+    /// A card of the page's own colour (220) with dark print, its top edge a thin
+    /// grey rim, its left one too (`rim`) or a fainter one, its right and bottom a
+    /// step of nine grey levels.
+    fn pale_card(rim: bool) -> RgbImage {
         let (width, height) = (506, 319);
-        let card = RgbImage::from_fn(width, height, |x, y| {
+        RgbImage::from_fn(width, height, |x, y| {
             let (u, v) = (x as f32 / width as f32, y as f32 / height as f32);
             let text = (0.35..0.95).contains(&u)
                 && [0.12, 0.3, 0.45, 0.6, 0.75, 0.9]
@@ -213,8 +229,11 @@ mod tests {
                     .any(|&row| (v - row).abs() < 0.025)
                 && !((u * 40.0) as u32).is_multiple_of(4);
             let photo = (0.05..0.3).contains(&u) && (0.1..0.7).contains(&v);
-            if x < 2 || y < 2 {
+            if y < 2 {
                 Rgb([170, 170, 170])
+            } else if x < 2 {
+                let level = if rim { 170 } else { 200 };
+                Rgb([level, level, level])
             } else if text {
                 Rgb([40, 40, 40])
             } else if photo {
@@ -222,18 +241,51 @@ mod tests {
             } else {
                 Rgb([220, 220, 220])
             }
-        });
+        })
+    }
+
+    /// [`pale_card`] (with its `rim`) at `left` on an A4 page scanned at 150 dpi,
+    /// the page's columns left of `shade` a scanner lid's shadow, with the card's
+    /// outline: no outline the edge search accepts, no region standing out whole,
+    /// only the print and the rim around it.
+    fn pale_card_page(left: f32, shade: u32, rim: bool) -> (RgbImage, [Point; 4]) {
         let truth = Quad::from_xy([
-            [300.0, 400.0],
-            [806.0, 408.0],
-            [801.0, 727.0],
-            [295.0, 719.0],
+            [left, 400.0],
+            [left + 506.0, 408.0],
+            [left + 501.0, 727.0],
+            [left - 5.0, 719.0],
         ])
         .corners;
-        let page = paste(&card, 1240, 1754, truth, |x, y, _| {
+        let page = paste(&pale_card(rim), 1240, 1754, truth, |x, y, _| {
             let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 5) as u8;
-            Rgb([227 + noise, 227 + noise, 227 + noise])
+            let level = if x < shade { 190 } else { 227 } + noise;
+            Rgb([level, level, level])
         });
+        (page, truth)
+    }
+
+    #[test]
+    fn a_pale_card_on_a_page_of_its_colour_is_found_around_its_print() {
+        let (page, truth) = pale_card_page(300.0, 0, true);
+        let found = locate(&page, &LocateConfig::default()).expect("card found");
+        let error = corner_error(&found.quad, &truth);
+        assert!(error < 12.0, "corner error {error} px: {found:?}");
+    }
+
+    #[test]
+    fn an_outline_with_a_corner_on_the_images_border_is_on_it() {
+        let field = super::GradientField::pooled(&RgbImage::new(100, 80), 100, 80);
+        let quad =
+            |left: f32| Quad::from_xy([[left, 20.0], [90.0, 20.0], [90.0, 60.0], [left, 60.0]]);
+        assert!(super::on_the_border(&quad(1.0), &field));
+        assert!(!super::on_the_border(&quad(10.0), &field));
+    }
+
+    /// Closing the print's gaps joined it to the shadow along the page's edge a
+    /// few millimetres away, and the outline around it took the page's edge.
+    #[test]
+    fn a_pale_card_near_the_pages_shaded_edge_is_found_around_its_print_alone() {
+        let (page, truth) = pale_card_page(45.0, 8, false);
         let found = locate(&page, &LocateConfig::default()).expect("card found");
         let error = corner_error(&found.quad, &truth);
         assert!(error < 12.0, "corner error {error} px: {found:?}");

@@ -158,8 +158,12 @@ pub(super) fn print_block(image: &RgbImage, config: &LocateConfig) -> Option<Qua
         return None;
     }
     let (w, h) = (surface.width as f32, surface.height as f32);
+    // A page's edge or a scanner lid's shadow along the image's border stands
+    // out from the surface too, and joined to it the print of a card lying a few
+    // millimetres away had no card's shape; a card's print is never on the border.
     let joined = surface
         .foreground(surface.threshold())
+        .off_the_border()
         .closed_by(PRINT_JOIN);
     for region in joined.regions() {
         if (region.size as f32) < MIN_REGION_FRACTION * w * h {
@@ -297,6 +301,13 @@ impl SurfaceDistance {
     }
 }
 
+/// The pixels around pixel `i` (and `i` itself) of a `w`×`h` grid, row-major.
+fn neighbours(i: usize, w: usize, h: usize) -> impl Iterator<Item = usize> {
+    let (x, y) = (i % w, i / w);
+    (y.saturating_sub(1)..(y + 2).min(h))
+        .flat_map(move |yy| (x.saturating_sub(1)..(x + 2).min(w)).map(move |xx| yy * w + xx))
+}
+
 /// Pixels whose colour differs from the surface's.
 struct Foreground {
     width: usize,
@@ -329,6 +340,24 @@ impl Foreground {
         self.grown_by(reach).inverted().grown_by(reach).inverted()
     }
 
+    /// Without the regions (8-neighbourhood) that touch the image's border.
+    fn off_the_border(&self) -> Foreground {
+        let (w, h) = (self.width, self.height);
+        let mut on = self.on.clone();
+        let border = (0..w)
+            .flat_map(|x| [x, (h - 1) * w + x])
+            .chain((0..h).flat_map(|y| [y * w, y * w + w - 1]));
+        let mut stack: Vec<usize> = border.filter(|&i| on[i]).collect();
+        while let Some(i) = stack.pop() {
+            if !on[i] {
+                continue;
+            }
+            on[i] = false;
+            stack.extend(neighbours(i, w, h).filter(|&n| on[n]));
+        }
+        Foreground { on, ..*self }
+    }
+
     fn inverted(&self) -> Foreground {
         Foreground {
             on: self.on.iter().map(|&on| !on).collect(),
@@ -352,14 +381,10 @@ impl Foreground {
             stack.push(start);
             while let Some(i) = stack.pop() {
                 size += 1;
-                let (x, y) = (i % w, i / w);
-                for yy in y.saturating_sub(1)..(y + 2).min(h) {
-                    for xx in x.saturating_sub(1)..(x + 2).min(w) {
-                        let n = yy * w + xx;
-                        if self.on[n] && label[n] == 0 {
-                            label[n] = id;
-                            stack.push(n);
-                        }
+                for n in neighbours(i, w, h) {
+                    if self.on[n] && label[n] == 0 {
+                        label[n] = id;
+                        stack.push(n);
                     }
                 }
             }
