@@ -264,12 +264,17 @@ mod tests {
         (page, truth)
     }
 
-    #[test]
-    fn a_pale_card_on_a_page_of_its_colour_is_found_around_its_print() {
-        let (page, truth) = pale_card_page(300.0, 0, true);
+    /// Asserts the card of [`pale_card_page`] is outlined within 12 px.
+    fn assert_pale_card_found(left: f32, shade: u32, rim: bool) {
+        let (page, truth) = pale_card_page(left, shade, rim);
         let found = locate(&page, &LocateConfig::default()).expect("card found");
         let error = corner_error(&found.quad, &truth);
         assert!(error < 12.0, "corner error {error} px: {found:?}");
+    }
+
+    #[test]
+    fn a_pale_card_on_a_page_of_its_colour_is_found_around_its_print() {
+        assert_pale_card_found(300.0, 0, true);
     }
 
     #[test]
@@ -285,9 +290,6 @@ mod tests {
     /// few millimetres away, and the outline around it took the page's edge.
     #[test]
     fn a_pale_card_near_the_pages_shaded_edge_is_found_around_its_print_alone() {
-        let (page, truth) = pale_card_page(45.0, 8, false);
-        let found = locate(&page, &LocateConfig::default()).expect("card found");
-        let error = corner_error(&found.quad, &truth);
-        assert!(error < 12.0, "corner error {error} px: {found:?}");
+        assert_pale_card_found(45.0, 8, false);
     }
 }
