@@ -9,24 +9,44 @@ pub fn is_among<'a>(name: &str, listed: impl IntoIterator<Item = &'a str>) -> bo
     listed.into_iter().any(|entry| fold(entry) == folded)
 }
 
+/// Letters told apart from a bare letter only by a small mark (a hamza, a madda,
+/// a wasla, a final ya's missing dots), each with that letter.
+const MARKED_LETTERS: [(char, char); 7] = [
+    ('أ', 'ا'),
+    ('إ', 'ا'),
+    ('آ', 'ا'),
+    ('ٱ', 'ا'),
+    ('ى', 'ي'),
+    ('ئ', 'ي'),
+    ('ؤ', 'و'),
+];
+
+/// `c` without its small mark ([`MARKED_LETTERS`]): a hamza seat, madda or wasla as
+/// its bare letter, alef maqsura as ya; any other character as it is.
+pub fn unmarked(c: char) -> char {
+    MARKED_LETTERS
+        .iter()
+        .find(|&&(marked, _)| marked == c)
+        .map_or(c, |&(_, bare)| bare)
+}
+
 /// Folds `text` for comparison: drops diacritics and tatweel, maps `أإآٱ→ا`, `ى→ي`,
-/// `ة→ه`, `ؤ→و`, `ئ→ي`, Persian `ی ک` to Arabic, and collapses runs of whitespace.
+/// `ة→ه`, `ؤ→و`, `ئ→ي` ([`unmarked`]), Persian `ی ک` to Arabic, and collapses runs
+/// of whitespace.
 pub fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
     for c in text.chars() {
         let mapped = match c {
             '\u{064B}'..='\u{0652}' | '\u{0670}' | '\u{0640}' => continue,
-            'أ' | 'إ' | 'آ' | 'ٱ' => 'ا',
-            'ى' | 'ی' | 'ئ' => 'ي',
+            'ی' => 'ي',
             'ة' => 'ه',
-            'ؤ' => 'و',
             'ک' => 'ك',
             c if c.is_whitespace() => {
                 pending_space = !out.is_empty();
                 continue;
             }
-            c => c,
+            c => unmarked(c),
         };
         if pending_space {
             out.push(' ');

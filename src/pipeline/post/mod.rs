@@ -22,7 +22,7 @@ pub(crate) mod test_support;
 
 use std::collections::BTreeMap;
 
-use crate::domain::DocumentKind;
+use crate::domain::{DocumentKind, arabic};
 use crate::recognizer::Rivals;
 use crate::record::{FlowAFields, FlowBData};
 
@@ -48,15 +48,24 @@ impl Candidate {
     }
 
     /// Whether the recognizer nearly read one of this hypothesis's letters with or
-    /// without its small mark ([`MARKED_ALIKE`]): its runner-up there is that
+    /// without its small mark ([`marked_alike`]): its runner-up there is that
     /// letter marked otherwise, at least [`SMALL_MARK_RIVAL`] as likely.
     fn has_a_mark_in_doubt(&self) -> bool {
-        self.rivals.len() == self.text.chars().count()
-            && self.text.chars().zip(&self.rivals).any(|(read, rivals)| {
-                rivals.iter().any(|&(rival, relative)| {
-                    relative >= SMALL_MARK_RIVAL && marked_alike(read, rival)
-                })
-            })
+        self.letters_and_rivals().any(|((_, read), rivals)| {
+            rivals
+                .iter()
+                .any(|&(rival, relative)| relative >= SMALL_MARK_RIVAL && marked_alike(read, rival))
+        })
+    }
+
+    /// Each character of the text (with its byte offset) and its rivals; none when
+    /// the rivals do not match the text character for character.
+    fn letters_and_rivals(&self) -> impl Iterator<Item = ((usize, char), &Rivals)> + '_ {
+        let aligned = self.rivals.len() == self.text.chars().count();
+        self.text
+            .char_indices()
+            .zip(&self.rivals)
+            .filter(move |_| aligned)
     }
 
     /// This hypothesis with one character replaced by one of its rivals, each worth
@@ -67,11 +76,7 @@ impl Candidate {
     /// second guess there is often right: a field's rules (a check digit, a date
     /// that must agree with another) tell which.
     pub fn one_rival_away(&self) -> impl Iterator<Item = Candidate> + '_ {
-        let aligned = self.rivals.len() == self.text.chars().count();
-        self.text
-            .char_indices()
-            .zip(&self.rivals)
-            .filter(move |_| aligned)
+        self.letters_and_rivals()
             .flat_map(move |((at, read), rivals)| {
                 let (before, after) = (&self.text[..at], &self.text[at + read.len_utf8()..]);
                 rivals.iter().map(move |&(rival, relative)| {
@@ -197,17 +202,12 @@ pub const SMALL_MARK_DOUBT: f32 = 0.6;
 /// (seed 4247), none of 7 wrong and 9 of 590 right.
 pub const SMALL_MARK_RIVAL: f32 = 0.1;
 
-/// Letters told apart only by a small mark: an alef bare, with a hamza over or
-/// under it or a madda; a ya with its dots, without them (alef maqsura) or with a
-/// hamza; a waw bare or with a hamza.
-const MARKED_ALIKE: [&str; 3] = ["اأإآ", "يىئ", "وؤ"];
-
-/// Whether `a` and `b` are two letters told apart only by a small mark.
+/// Whether `a` and `b` are two letters told apart only by a small mark
+/// ([`arabic::unmarked`]): an alef bare, with a hamza, a madda or a wasla; a ya
+/// with its dots, without them (alef maqsura) or with a hamza; a waw bare or with
+/// a hamza.
 fn marked_alike(a: char, b: char) -> bool {
-    a != b
-        && MARKED_ALIKE
-            .iter()
-            .any(|letters| letters.contains(a) && letters.contains(b))
+    a != b && arabic::unmarked(a) == arabic::unmarked(b)
 }
 
 /// The most confidence a free-text field (an address line, whose house number no
