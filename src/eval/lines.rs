@@ -109,7 +109,12 @@ fn choose_as_pipeline(
             };
             nid::national_id(&readings, key, digits, Expect::default()).map(|(checked, _)| checked)
         }
-        _ => text::name_weighing_unlisted(&readings, key, name_list_weight, Some(0)),
+        _ => text::name_weighing_unlisted(
+            &readings,
+            key,
+            name_list_weight,
+            text::Names::Egyptian { label_words: 0 },
+        ),
     };
     if let Some(checked) = checked {
         reading.best.text = checked.text;

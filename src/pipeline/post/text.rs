@@ -72,19 +72,34 @@ pub fn plain_excluding(readings: &Readings, key: &str, excluded: &[&[&str]]) -> 
 /// ([`name_list::choose`]), cleaned, and doubted when a word of it is not listed
 /// ([`UNLISTED_NAME_DOUBT`]).
 pub fn name(readings: &Readings, key: &str) -> Option<Checked> {
-    name_weighing_unlisted(readings, key, name_list::UNLISTED_WORD_WEIGHT, Some(0))
+    name_weighing_unlisted(
+        readings,
+        key,
+        name_list::UNLISTED_WORD_WEIGHT,
+        Names::Egyptian { label_words: 0 },
+    )
 }
 
 /// A line of names after a printed label (`الزوج :`), which the name list does
 /// not know: [`name`], allowing the label its one unlisted word.
 pub fn labelled_name(readings: &Readings, key: &str) -> Option<Checked> {
-    name_weighing_unlisted(readings, key, name_list::UNLISTED_WORD_WEIGHT, Some(1))
+    name_weighing_unlisted(
+        readings,
+        key,
+        name_list::UNLISTED_WORD_WEIGHT,
+        Names::Egyptian { label_words: 1 },
+    )
 }
 
 /// A foreigner's names, which the list of Egyptian names is not expected to know:
 /// chosen as [`name`] chooses, never doubted for an unlisted word.
 pub fn foreign_name(readings: &Readings, key: &str) -> Option<Checked> {
-    name_weighing_unlisted(readings, key, name_list::UNLISTED_WORD_WEIGHT, None)
+    name_weighing_unlisted(
+        readings,
+        key,
+        name_list::UNLISTED_WORD_WEIGHT,
+        Names::Foreign,
+    )
 }
 
 /// At most this confident is an Egyptian's line of names with a word the name
@@ -94,14 +109,35 @@ pub fn foreign_name(readings: &Readings, key: &str) -> Option<Checked> {
 /// Listed for review rather than answered as sure.
 pub const UNLISTED_NAME_DOUBT: f32 = 0.6;
 
+/// Whose names a line prints, which says what an unlisted word tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// An Egyptian's, after `label_words` words of a printed label the name list
+    /// does not know: a word beyond those that is not listed is doubted.
+    Egyptian { label_words: usize },
+    /// A foreigner's, which the list is not expected to know: never doubted.
+    Foreign,
+}
+
+impl Names {
+    /// Whether `text`, read as these names, holds a word the list should know and
+    /// does not.
+    fn has_an_unlisted_word(self, text: &str) -> bool {
+        match self {
+            Names::Egyptian { label_words } => name_list::unlisted_words(text) > label_words,
+            Names::Foreign => false,
+        }
+    }
+}
+
 /// [`name`] with an unlisted word costing `weight` (`hawiya eval lines` tunes it),
-/// doubted ([`UNLISTED_NAME_DOUBT`]) when it holds more unlisted words than
-/// `listed_beyond` allows (`None`: names the list is not expected to know).
+/// doubted ([`UNLISTED_NAME_DOUBT`]) when `names` should all be listed and one is
+/// not.
 pub fn name_weighing_unlisted(
     readings: &Readings,
     key: &str,
     weight: f32,
-    listed_beyond: Option<usize>,
+    names: Names,
 ) -> Option<Checked> {
     let reading = readings.get(key)?;
     let candidates: Vec<&Candidate> = reading.all_candidates().collect();
@@ -111,7 +147,7 @@ pub fn name_weighing_unlisted(
         .collect();
     let chosen = candidates.get(name_list::choose(&hypotheses, weight))?;
     let mut confidence = reading.reported(&chosen.text, chosen.confidence);
-    if listed_beyond.is_some_and(|allowed| name_list::unlisted_words(&chosen.text) > allowed) {
+    if names.has_an_unlisted_word(&chosen.text) {
         confidence = confidence.min(UNLISTED_NAME_DOUBT);
     }
     Some(Checked::new(clean(&chosen.text), confidence))
