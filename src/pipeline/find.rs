@@ -88,7 +88,7 @@ pub fn find_document(
 ) -> Option<FoundDocument> {
     let overview = Overview::of(upload);
     let image = overview.image();
-    let candidates = with_stacked_cards(image, locate::candidates(image, config), classifier);
+    let candidates = candidates(image, config, classifier);
     lap("locate");
     let picked = pick(image, &candidates, config, classifier, accepted)?;
     let mut found = picked.found;
@@ -126,25 +126,36 @@ pub fn reads_both_sides(
         .filter(|other| accepted.contains(&kind) && accepted.contains(other))
 }
 
-/// `candidates` and the cards at the ends of those that may be two cards lying
-/// one above the other ([`locate::stacked_pairs`]) and that the classifier does
-/// not clearly see as one document: a passport's data page has such a pair's
-/// shape and size.
-fn with_stacked_cards(
-    image: &RgbImage,
-    mut candidates: Vec<locate::Located>,
-    classifier: &Classifier,
-) -> Vec<locate::Located> {
-    let one_document = |pair: &locate::Located| {
-        let probabilities = classifier.probabilities(&features(image, &pair.quad));
-        classifier.given(&probabilities, None).confidence >= CLEARLY_SEEN
+/// An outline and the classifier's probabilities on it, which every step of the
+/// pick weighs.
+struct Candidate {
+    located: locate::Located,
+    probabilities: Vec<f32>,
+}
+
+/// The outlines located on `image`, each with what the classifier sees on it,
+/// and the cards at the ends of those that may be two cards lying one above the
+/// other ([`locate::stacked_pairs`]) and that the classifier does not clearly see
+/// as one document: a passport's data page has such a pair's shape and size.
+fn candidates(image: &RgbImage, config: &LocateConfig, classifier: &Classifier) -> Vec<Candidate> {
+    let seen = |located: locate::Located| Candidate {
+        probabilities: classifier.probabilities(&features(image, &located.quad)),
+        located,
     };
-    let ends: Vec<locate::Located> = locate::stacked_pairs(&candidates, image.dimensions())
+    let located = locate::candidates(image, config);
+    let mut candidates: Vec<Candidate> = located.iter().copied().map(seen).collect();
+    let one_document = |pair: usize| {
+        classifier
+            .given(&candidates[pair].probabilities, None)
+            .confidence
+            >= CLEARLY_SEEN
+    };
+    let ends: Vec<locate::Located> = locate::stacked_pairs(&located, image.dimensions())
         .into_iter()
-        .filter(|(pair, _)| !one_document(pair))
+        .filter(|&(pair, _)| !one_document(pair))
         .flat_map(|(_, cards)| cards)
         .collect();
-    candidates.extend(ends);
+    candidates.extend(ends.into_iter().map(seen));
     candidates
 }
 
@@ -185,19 +196,15 @@ impl Picked {
 /// `image`'s pixels.
 fn pick(
     image: &RgbImage,
-    candidates: &[locate::Located],
+    candidates: &[Candidate],
     config: &LocateConfig,
     classifier: &Classifier,
     accepted: Option<&[DocumentKind]>,
 ) -> Option<Picked> {
-    let probabilities: Vec<Vec<f32>> = candidates
-        .iter()
-        .map(|c| classifier.probabilities(&features(image, &c.quad)))
-        .collect();
     // The classifier's decision on each, without the request's prior.
-    let seen: Vec<Classification> = probabilities
+    let seen: Vec<Classification> = candidates
         .iter()
-        .map(|p| classifier.given(p, None))
+        .map(|c| classifier.given(&c.probabilities, None))
         .collect();
     let clearly_other: Vec<bool> = seen
         .iter()
@@ -214,36 +221,39 @@ fn pick(
         .iter()
         .zip(&clearly_other)
         .filter(|&(_, &other)| other)
-        .map(|(c, _)| c.quad)
+        .map(|(c, _)| c.located.quad)
         .collect();
     let clearly_seen: Vec<Quad> = candidates
         .iter()
         .zip(&seen)
         .filter(|(_, seen)| seen.confidence >= CLEARLY_SEEN)
-        .map(|(c, _)| c.quad)
+        .map(|(c, _)| c.located.quad)
         .collect();
     let holds: Vec<bool> = candidates
         .iter()
-        .map(|c| holds_a_card(&c.quad, &other_kind, &clearly_seen, config))
+        .map(|c| holds_a_card(&c.located.quad, &other_kind, &clearly_seen, config))
         .collect();
     let whole_page = WHOLE_PAGE * image.width() as f32 * image.height() as f32;
     let cards: Vec<Quad> = (0..candidates.len())
-        .filter(|&i| clearly_other[i] && !holds[i] && candidates[i].quad.area() < whole_page)
-        .map(|i| candidates[i].quad)
+        .filter(|&i| {
+            clearly_other[i] && !holds[i] && candidates[i].located.quad.area() < whole_page
+        })
+        .map(|i| candidates[i].located.quad)
         .collect();
-    let (kept, kept_probabilities): (Vec<usize>, Vec<Vec<f32>>) = probabilities
-        .into_iter()
+    let (kept, kept_probabilities): (Vec<usize>, Vec<Vec<f32>>) = candidates
+        .iter()
         .enumerate()
         .filter(|&(i, _)| {
-            let quad = &candidates[i].quad;
+            let quad = &candidates[i].located.quad;
             !holds[i]
                 && !part_of_a_card(quad, &cards)
                 && (clearly_other[i] || !same_card(quad, &cards))
         })
+        .map(|(i, c)| (i, c.probabilities.clone()))
         .unzip();
     let (chosen, class) = classifier.pick(&kept_probabilities, accepted)?;
     let chosen = kept[chosen];
-    let located = &candidates[chosen];
+    let located = &candidates[chosen].located;
     let found = Found {
         quad: class.upright(located.quad),
         method: located.method,
@@ -322,7 +332,7 @@ fn elsewhere(
         return None;
     }
     let masked = masked(image, other);
-    let candidates = with_stacked_cards(&masked, locate::candidates(&masked, config), classifier);
+    let candidates = candidates(&masked, config, classifier);
     let Picked { found, seen, .. } =
         pick(&masked, &candidates, config, classifier, Some(accepted))?;
     let beside = !found.quad.within(0.0)(other.centroid());

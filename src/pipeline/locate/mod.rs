@@ -319,13 +319,13 @@ pub fn candidates(image: &RgbImage, config: &LocateConfig) -> Vec<Located> {
     located
 }
 
-/// Each of `located` (on an image `w`×`h`) that may be two ID-1 cards scanned
+/// The index of each of `located` (on an image `w`×`h`) that may be two ID-1 cards scanned
 /// close together, one above the other, with the two cards at its ends: on a
 /// whole page (its paper's shape within [`SCANNED_PAGE_TOLERANCE`]), such a pair
 /// can stand out only together. Not where one of the two is outlined on its own
 /// in an ID-1 card's shape: the other is then found beside it once it is masked
 /// (`find::elsewhere`), more closely.
-pub fn stacked_pairs(located: &[Located], (w, h): (u32, u32)) -> Vec<(&Located, [Located; 2])> {
+pub fn stacked_pairs(located: &[Located], (w, h): (u32, u32)) -> Vec<(usize, [Located; 2])> {
     if !is_aspect_among(w as f32 / h as f32, &PAGE_ASPECTS, SCANNED_PAGE_TOLERANCE) {
         return Vec::new();
     }
@@ -337,9 +337,10 @@ pub fn stacked_pairs(located: &[Located], (w, h): (u32, u32)) -> Vec<(&Located, 
     };
     located
         .iter()
-        .filter_map(|pair| Some((pair, stacked_cards(&pair.quad, w.min(h) as f32)?)))
-        .filter(|(_, cards)| !cards.iter().any(outlined))
-        .map(|(pair, cards)| (pair, cards.map(|quad| Located { quad, ..*pair })))
+        .enumerate()
+        .filter_map(|(i, pair)| Some((i, pair, stacked_cards(&pair.quad, w.min(h) as f32)?)))
+        .filter(|(_, _, cards)| !cards.iter().any(outlined))
+        .map(|(i, pair, cards)| (i, cards.map(|quad| Located { quad, ..*pair })))
         .collect()
 }
 
