@@ -11,6 +11,8 @@
 
 use image::{GrayImage, imageops};
 
+use crate::recognizer::preprocess::Histogram;
+
 pub use crate::layout::Align;
 
 /// Where a field's line should be, on the canonical card.
@@ -352,7 +354,7 @@ fn ink_mask(window: &GrayImage, excluded: &[bool]) -> Option<Vec<bool>> {
 }
 
 /// The percentile of a window's pixels taken for its paper (text covers far less).
-const PAPER: f32 = 0.85;
+const PAPER: f64 = 0.85;
 
 /// The paper's level around each column of `window`: [`PAPER`]'s percentile of
 /// the pixels not `excluded` in the columns within half the window's height of
@@ -375,54 +377,13 @@ fn column_paper(window: &GrayImage, excluded: &[bool], fallback: f32) -> Vec<f32
             if x > reach {
                 column(x - reach - 1).for_each(|i| run.add(raw[i], -1));
             }
-            if run.total > 0 {
+            if !run.is_empty() {
                 run.percentile(PAPER)
             } else {
                 fallback
             }
         })
         .collect()
-}
-
-/// Counts of grey levels.
-struct Histogram {
-    counts: [i64; 256],
-    total: i64,
-}
-
-impl Default for Histogram {
-    fn default() -> Histogram {
-        Histogram {
-            counts: [0; 256],
-            total: 0,
-        }
-    }
-}
-
-impl Histogram {
-    fn of(values: impl Iterator<Item = u8>) -> Histogram {
-        let mut histogram = Histogram::default();
-        values.for_each(|v| histogram.add(v, 1));
-        histogram
-    }
-
-    fn add(&mut self, value: u8, count: i64) {
-        self.counts[usize::from(value)] += count;
-        self.total += count;
-    }
-
-    /// The level below which a share `q` of the values lie.
-    fn percentile(&self, q: f32) -> f32 {
-        let target = (q * self.total as f32) as i64;
-        let mut seen = 0;
-        for (value, &count) in self.counts.iter().enumerate() {
-            seen += count;
-            if seen > target {
-                return value as f32;
-            }
-        }
-        255.0
-    }
 }
 
 /// Finds and cuts every field line of `regions` on `card`.

@@ -71,28 +71,63 @@ pub fn paper_level(crop: &GrayImage) -> u8 {
 /// The 2nd and 90th percentile grey levels: ink is a minority of a line crop, so the
 /// 90th percentile is background and the 2nd the darkest ink.
 fn levels(img: &GrayImage) -> (f32, f32) {
-    let mut hist = [0usize; 256];
-    for &p in img.as_raw() {
-        hist[p as usize] += 1;
-    }
-    let n = img.as_raw().len();
-    let pct = |q: f64| {
-        let target = (q * n as f64).ceil() as usize;
-        let mut acc = 0;
-        for (v, &c) in hist.iter().enumerate() {
-            acc += c;
-            if acc >= target.max(1) {
-                return v as f32;
-            }
-        }
-        255.0
-    };
-    let (dark, light) = (pct(0.02), pct(0.90));
+    let histogram = Histogram::of(img.as_raw().iter().copied());
+    let (dark, light) = (histogram.percentile(0.02), histogram.percentile(0.90));
     if light - dark < 24.0 {
         // Blank or nearly blank crop: do not amplify noise into strokes.
         (0.0, 255.0)
     } else {
         (dark, light)
+    }
+}
+
+/// Counts of grey levels, for their percentiles: a line crop's ink and paper
+/// here, a field window's in the line cutter.
+#[derive(Debug, Clone)]
+pub struct Histogram {
+    counts: [i64; 256],
+    total: i64,
+}
+
+impl Default for Histogram {
+    fn default() -> Histogram {
+        Histogram {
+            counts: [0; 256],
+            total: 0,
+        }
+    }
+}
+
+impl Histogram {
+    pub fn of(values: impl Iterator<Item = u8>) -> Histogram {
+        let mut histogram = Histogram::default();
+        values.for_each(|v| histogram.add(v, 1));
+        histogram
+    }
+
+    /// Counts `value` `count` more times (fewer when negative: a sliding window's
+    /// histogram drops what leaves it).
+    pub fn add(&mut self, value: u8, count: i64) {
+        self.counts[usize::from(value)] += count;
+        self.total += count;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total <= 0
+    }
+
+    /// The lowest level at or below which a share `q` of the values lie (the
+    /// nearest rank); 255 when there are none.
+    pub fn percentile(&self, q: f64) -> f32 {
+        let target = ((q * self.total as f64).ceil() as i64).max(1);
+        let mut seen = 0;
+        for (value, &count) in self.counts.iter().enumerate() {
+            seen += count;
+            if seen >= target {
+                return value as f32;
+            }
+        }
+        255.0
     }
 }
 
