@@ -6,22 +6,22 @@
 //! never an error.
 
 use super::Governorate;
-use super::arabic::is_among;
+use super::arabic::{fold, is_among};
 use crate::domain::vocab::places::PLACES;
 
 /// Words that introduce a district: a rural centre (`مركز`), an urban one (`قسم`, `حي`).
 const INTRODUCERS: [&str; 3] = ["مركز", "قسم", "حي"];
 
 /// A district segment split into the word introducing it, if any (with its space),
-/// and the place's name: `مركز طلخا` gives (`مركز `, `طلخا`).
+/// and the place's name: `مركز طلخا` gives (`مركز `, `طلخا`). The word is matched
+/// folded: cards print `حى` as often as `حي`.
 pub fn split_introducer(segment: &str) -> (&str, &str) {
-    for word in INTRODUCERS {
-        if let Some(name) = segment
-            .strip_prefix(word)
-            .and_then(|rest| rest.strip_prefix(' '))
-        {
-            return (&segment[..segment.len() - name.len()], name);
-        }
+    if let Some((word, name)) = segment.split_once(' ')
+        && INTRODUCERS
+            .iter()
+            .any(|introducer| fold(introducer) == fold(word))
+    {
+        return (&segment[..word.len() + 1], name);
     }
     ("", segment)
 }
@@ -33,6 +33,15 @@ pub fn districts_of(governorate: Governorate) -> impl Iterator<Item = &'static s
         .filter(move |places| places.code == governorate.code)
         .flat_map(|places| places.urban.iter().chain(places.rural))
         .copied()
+}
+
+/// Each listed district of `governorate` as a line may print it: alone and after
+/// each introducing word.
+pub fn spellings_of(governorate: Governorate) -> impl Iterator<Item = String> {
+    districts_of(governorate).flat_map(|name| {
+        std::iter::once(name.to_owned())
+            .chain(INTRODUCERS.iter().map(move |word| format!("{word} {name}")))
+    })
 }
 
 /// Whether `name` (without its introducing word) is a listed district of
@@ -57,6 +66,7 @@ mod tests {
             ("قسم ", "أول المنصورة")
         );
         assert_eq!(split_introducer("حي الدقي"), ("حي ", "الدقي"));
+        assert_eq!(split_introducer("حى النهضة"), ("حى ", "النهضة"));
         assert_eq!(split_introducer("مركزي"), ("", "مركزي"));
         assert_eq!(split_introducer("المعادي"), ("", "المعادي"));
     }

@@ -12,7 +12,7 @@
 
 use super::text;
 use super::{Candidate, Checked, Readings};
-use crate::domain::arabic::{fold, is_among};
+use crate::domain::arabic::fold;
 use crate::domain::edit;
 use crate::domain::governorate::GOVERNORATES;
 use crate::domain::{Governorate, districts, governorate_in_address, lexicon};
@@ -22,15 +22,15 @@ use crate::domain::{Governorate, districts, governorate_in_address, lexicon};
 /// [`crate::domain::name_list::UNLISTED_WORD_WEIGHT`]).
 pub const UNLISTED_PLACE_WEIGHT: f32 = 1.0;
 
-/// What each edit a snap makes (to a governorate or a place) leaves of the
+/// What each edit a snap to a governorate makes leaves of the
 /// reading's confidence.
 const PER_EDIT: f32 = 0.85;
 
 /// An address line ending with a governorate ([`naming_a_governorate`]). Among the
 /// hypotheses naming it, one naming a listed district is preferred
-/// ([`lexicon::choose`]); a district still unlisted is kept, doubted when a listed one
-/// of the governorate is near it ([`nearest_district`]). With no governorate, the
-/// best reading is kept and flagged.
+/// ([`lexicon::choose`]); a district still unlisted is kept, doubted when it nearly
+/// spells a listed one of the governorate ([`doubting_an_unlisted_district`]). With
+/// no governorate, the best reading is kept and flagged.
 pub fn address_with_governorate(readings: &Readings, key: &str) -> Option<Checked> {
     let reading = readings.get(key)?;
     let candidates: Vec<Candidate> = reading.all_candidates().cloned().collect();
@@ -117,96 +117,48 @@ fn split_last_segment(line: &str) -> (Option<&str>, &str) {
     }
 }
 
-/// The district named in an address line, in the segment before the governorate
-/// (after the street when there is one) without its introducing word, and where in
-/// the line it starts.
-fn district_segment(line: &str) -> Option<(usize, &str)> {
+/// The segment of an address line before the governorate (after the street when
+/// there is one), where a district is named, and where in the line it starts.
+fn place_segment(line: &str) -> Option<(usize, &str)> {
     let (head, _) = line.rsplit_once(" - ")?;
     let start = head.rfind(" - ").map_or(0, |i| i + " - ".len());
-    let (introducer, name) = districts::split_introducer(&head[start..]);
-    Some((start + introducer.len(), name))
+    Some((start, &head[start..]))
 }
 
 /// Whether `line` names a listed district of `governorate` (a line without a
 /// district segment has nothing to vouch for and counts as listed).
 fn district_is_listed(line: &str, governorate: Governorate) -> bool {
-    district_segment(line).is_none_or(|(_, name)| districts::is_listed(governorate, name))
+    place_segment(line).is_none_or(|(_, segment)| {
+        districts::is_listed(governorate, districts::split_introducer(segment).1)
+    })
 }
 
-/// `checked`, its confidence lowered when the district it names is unlisted but
-/// near a listed one of the governorate.
+/// `checked`, doubted ([`text::doubted_as_misread`]) when the district it names is
+/// unlisted but a listed one of the governorate, with or without its introducing
+/// word, is nearly spelt there ([`nearly_spells_one`]).
 fn doubting_an_unlisted_district(checked: Checked, governorate: Governorate) -> Checked {
-    let span = district_segment(&checked.text).map(|(start, name)| (start, name.len()));
-    doubting_an_unlisted_place(checked, span, || districts::districts_of(governorate))
+    match place_segment(&checked.text) {
+        Some((_, segment))
+            if !district_is_listed(&checked.text, governorate)
+                && nearly_spells_one(segment, districts::spellings_of(governorate)) =>
+        {
+            text::doubted_as_misread(checked)
+        }
+        _ => checked,
+    }
 }
 
-/// `checked` as read, its confidence lowered by the edits to the nearest entry of
-/// `listed` ([`nearest_listed`]) when no entry spells the place at `span` of its
-/// text (byte start and length) but one differs from it only within words: likely
-/// a misreading of that entry, possibly a place the list lacks. The text is never
-/// rewritten into the entry: a field returns what the card prints. A district, a
+/// Whether `read`, which our list does not spell, is within a quarter of a
+/// listed entry's length (at least one edit) of one of `listed`, spaces aside:
+/// a letter misread, or a space lost or gained, away from it. A district, a
 /// traffic unit's place.
-pub fn doubting_an_unlisted_place<I: Iterator<Item = &'static str>>(
-    checked: Checked,
-    span: Option<(usize, usize)>,
-    listed: impl Fn() -> I,
-) -> Checked {
-    let Some((start, len)) = span else {
-        return checked;
-    };
-    let name = &checked.text[start..start + len];
-    if name.is_empty() || is_among(name, listed()) {
-        return checked;
-    }
-    match nearest_listed(listed(), name) {
-        Some((_, distance)) => Checked {
-            confidence: checked.confidence * PER_EDIT.powi(distance as i32),
-            ..checked
-        },
-        None => checked,
-    }
-}
-
-/// The listed district of `governorate` nearest to `name`, when no other is as
-/// near and it differs only within words: as many words, each within a quarter of
-/// its length (at least one edit) of the one read. So `الحمودية` becomes
-/// `المحمودية`, but `مصر الجديدة` never `مصر القديمة` nor `ثان` `أول`: a district
-/// the list lacks often has a listed twin one word away.
-pub fn nearest_district(governorate: Governorate, name: &str) -> Option<(&'static str, usize)> {
-    nearest_listed(districts::districts_of(governorate), name)
-}
-
-/// The entry of `listed` nearest to `name` by [`nearest_district`]'s rule, with the
-/// edits: unique, as many words, each within a quarter of its length.
-fn nearest_listed(
-    listed: impl Iterator<Item = &'static str>,
-    name: &str,
-) -> Option<(&'static str, usize)> {
-    let read = fold(name);
-    let read: Vec<&str> = read.split(' ').collect();
-    let mut near: Vec<(&'static str, usize)> = listed
-        .filter_map(|district| {
-            let listed = fold(district);
-            let listed: Vec<&str> = listed.split(' ').collect();
-            if listed.len() != read.len() {
-                return None;
-            }
-            let mut total = 0;
-            for (a, b) in read.iter().zip(&listed) {
-                let distance = edit::distance(a, b);
-                if distance > (b.chars().count() / 4).max(1) {
-                    return None;
-                }
-                total += distance;
-            }
-            Some((district, total))
-        })
-        .collect();
-    near.sort_by_key(|&(_, distance)| distance);
-    let (district, distance) = *near.first()?;
-    near.get(1)
-        .is_none_or(|&(_, next)| next > distance)
-        .then_some((district, distance))
+pub fn nearly_spells_one(read: &str, listed: impl IntoIterator<Item = impl AsRef<str>>) -> bool {
+    let squeezed = |text: &str| fold(text).replace(' ', "");
+    let read = squeezed(read);
+    listed.into_iter().any(|entry| {
+        let entry = squeezed(entry.as_ref());
+        edit::distance(&read, &entry) <= (entry.chars().count() / 4).max(1)
+    })
 }
 
 /// The governorate whose folded name is nearest to `text`, within a quarter of
@@ -264,6 +216,21 @@ mod tests {
         let doubted = read("٧ ش منصور - العادي - القاهرة");
         assert_eq!(doubted.text, "٧ ش منصور - العادي - القاهرة");
         assert!(doubted.confidence < 0.8);
+        // A space lost, within the place or after its introducing word, or that
+        // word misread: as read, doubted.
+        for line in [
+            "الأقصرالجديدة - الأقصر",
+            "مركزسيدي براني - مطروح",
+            "ركز قلين - كفر الشيخ",
+        ] {
+            let doubted = read(line);
+            assert_eq!(doubted.text, line);
+            assert_eq!(doubted.confidence, text::MISREAD_DOUBT, "{line}");
+        }
+        // Listed, with or without its introducing word: as read, not doubted.
+        assert_eq!(read("مركز قلين - كفر الشيخ").confidence, 0.9);
+        assert_eq!(read("حى النهضة - القاهرة").confidence, 0.9);
+        assert_eq!(read("الأقصر الجديدة - الأقصر").confidence, 0.9);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! nearly as likely, and a place still unlisted is
 //! kept as read, doubted when a listed place differs from it only within words.
 
-use super::address::{UNLISTED_PLACE_WEIGHT, doubting_an_unlisted_place, with_second_guesses};
+use super::address::{UNLISTED_PLACE_WEIGHT, nearly_spells_one, with_second_guesses};
+use super::text::doubted_as_misread;
 use super::{Checked, Readings};
 use crate::domain::{lexicon, traffic_units};
 
@@ -35,11 +36,20 @@ fn place_is_listed(line: &str) -> bool {
     place(line).is_none_or(traffic_units::is_listed)
 }
 
-/// `checked`, its confidence lowered when its place is unlisted but near a listed
-/// one.
+/// `checked`, doubted ([`doubted_as_misread`]) when its place is unlisted but a
+/// listed one is nearly spelt there ([`nearly_spells_one`]), or when its label,
+/// which every unit's line prints, was not read as printed (`حدة مرور` with the
+/// line's first letter lost, read at 0.99).
 fn doubting_an_unlisted_unit(checked: Checked) -> Checked {
-    let span = place(&checked.text).map(|name| (checked.text.len() - name.len(), name.len()));
-    doubting_an_unlisted_place(checked, span, || traffic_units::places().iter().copied())
+    match place(&checked.text) {
+        Some(place)
+            if traffic_units::is_listed(place)
+                || !nearly_spells_one(place, traffic_units::places()) =>
+        {
+            checked
+        }
+        _ => doubted_as_misread(checked),
+    }
 }
 
 #[cfg(test)]
@@ -57,6 +67,10 @@ mod tests {
         assert_eq!(doubted.text, "وحدة مرور منيا الفمح");
         assert!(doubted.confidence < 0.8);
         assert_eq!(read("وحدة مرور القرافرة").text, "وحدة مرور القرافرة");
+        // The label misread: as read, doubted.
+        let doubted = read("حدة مرور أسيوط");
+        assert_eq!(doubted.text, "حدة مرور أسيوط");
+        assert!(doubted.confidence < 0.8);
     }
 
     #[test]
