@@ -5,6 +5,18 @@ pub fn distance(a: &str, b: &str) -> usize {
     aligned(a, b, false)
 }
 
+/// How many edits a misreading of a printed text of `letters` characters may be
+/// from it and still be taken for it: one up to four, two up to eleven, a quarter
+/// of a longer one (a letter misread or a space lost in a word or two). Every
+/// rule that takes a reading for a listed value or a printed label uses it.
+pub fn reach(letters: usize) -> usize {
+    match letters {
+        0..=4 => 1,
+        5..=11 => 2,
+        _ => letters / 4,
+    }
+}
+
 /// The [`distance`] from `pattern` to the part of `text` it is closest to: what
 /// lies before and after that part costs nothing.
 pub fn distance_within(pattern: &str, text: &str) -> usize {
@@ -46,6 +58,14 @@ mod tests {
         assert_eq!(distance("", "abc"), 3);
         assert_eq!(distance("مسلم", "مسلمة"), 1);
         assert_eq!(distance("٣٠١", "٣٠١"), 0);
+    }
+
+    #[test]
+    fn a_longer_text_may_be_misread_by_more_edits() {
+        assert_eq!(reach(3), 1);
+        assert_eq!(reach(5), 2);
+        assert_eq!(reach(11), 2);
+        assert_eq!(reach(19), 4);
     }
 
     #[test]

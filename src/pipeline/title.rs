@@ -76,24 +76,21 @@ impl TitleCheck {
     }
 }
 
-/// Share of a title's letters that a reading may miss or misread and still name
-/// it: two of `رخصة قيادة`'s ten, while every other kind's title is four or more
-/// away from every kind's (`رخصة تسيير` from it).
-const TITLE_ERRORS: f32 = 0.25;
-
 /// Whether some hypothesis of `reading` holds the title of `kind`, within
-/// [`TITLE_ERRORS`] (folded, anywhere in the line: a title may be printed with
-/// more words beside it).
+/// [`edit::reach`] (folded, anywhere in the line: a title may be printed with
+/// more words beside it): two edits of `رخصة قيادة`'s ten letters, while every
+/// other kind's title is four or more away from every kind's (`رخصة تسيير` from
+/// it).
 fn names(reading: &LineReading, kind: DocumentKind) -> bool {
     let Some(title) = layout::builtin(kind).title() else {
         return false;
     };
     let title = fold(&title.text);
-    let allowed = (title.chars().count() as f32 * TITLE_ERRORS).floor() as usize;
+    let allowed = edit::reach(title.chars().count());
     reading
         .candidates
         .iter()
-        .any(|c| edit::distance_within(&title, &fold(&c.text)) <= allowed.max(1))
+        .any(|c| edit::distance_within(&title, &fold(&c.text)) <= allowed)
 }
 
 #[cfg(test)]

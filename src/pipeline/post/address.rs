@@ -12,8 +12,6 @@
 
 use super::text;
 use super::{Candidate, Checked, Readings};
-use crate::domain::arabic::fold;
-use crate::domain::edit;
 use crate::domain::governorate::GOVERNORATES;
 use crate::domain::{Governorate, districts, governorate_in_address, lexicon};
 
@@ -135,12 +133,12 @@ fn district_is_listed(line: &str, governorate: Governorate) -> bool {
 
 /// `checked`, doubted ([`text::doubted_as_misread`]) when the district it names is
 /// unlisted but a listed one of the governorate, with or without its introducing
-/// word, is nearly spelt there ([`nearly_spells_one`]).
+/// word, is nearly spelt there ([`text::nearly_spells_one`]).
 fn doubting_an_unlisted_district(checked: Checked, governorate: Governorate) -> Checked {
     match place_segment(&checked.text) {
         Some((_, segment))
             if !district_is_listed(&checked.text, governorate)
-                && nearly_spells_one(segment, districts::spellings_of(governorate)) =>
+                && text::nearly_spells_one(segment, districts::spellings_of(governorate)) =>
         {
             text::doubted_as_misread(checked)
         }
@@ -148,33 +146,14 @@ fn doubting_an_unlisted_district(checked: Checked, governorate: Governorate) -> 
     }
 }
 
-/// Whether `read`, which our list does not spell, is within a quarter of a
-/// listed entry's length (at least one edit) of one of `listed`, spaces aside:
-/// a letter misread, or a space lost or gained, away from it. A district, a
-/// traffic unit's place.
-pub fn nearly_spells_one(read: &str, listed: impl IntoIterator<Item = impl AsRef<str>>) -> bool {
-    let squeezed = |text: &str| fold(text).replace(' ', "");
-    let read = squeezed(read);
-    listed.into_iter().any(|entry| {
-        let entry = squeezed(entry.as_ref());
-        edit::distance(&read, &entry) <= (entry.chars().count() / 4).max(1)
-    })
-}
-
-/// The governorate whose folded name is nearest to `text`, within a quarter of
-/// its length (at least one edit).
-pub fn nearest_governorate(text: &str) -> Option<(Governorate, usize)> {
-    let folded = fold(text);
+/// The governorate whose name `text` misreads by the fewest edits
+/// ([`text::misspelling_of`]).
+fn nearest_governorate(text: &str) -> Option<(Governorate, usize)> {
     GOVERNORATES
         .iter()
         .filter(|g| g.code != 88)
-        .map(|g| {
-            let name = fold(g.arabic);
-            (*g, edit::distance(&folded, &name), name.chars().count())
-        })
-        .filter(|(_, distance, len)| *distance <= (len / 4).max(1))
-        .min_by_key(|(_, distance, _)| *distance)
-        .map(|(g, distance, _)| (g, distance))
+        .filter_map(|g| Some((*g, text::misspelling_of(text, g.arabic)?)))
+        .min_by_key(|(_, distance)| *distance)
 }
 
 #[cfg(test)]

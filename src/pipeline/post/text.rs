@@ -181,6 +181,24 @@ pub fn doubted_as_misread(checked: Checked) -> Checked {
     }
 }
 
+/// How many edits `read` is from `listed` when few enough to be a misreading of it
+/// ([`edit::reach`]), both folded, spaces aside (a space lost or gained is no
+/// letter misread).
+pub fn misspelling_of(read: &str, listed: &str) -> Option<usize> {
+    let squeezed = |text: &str| fold(text).replace(' ', "");
+    let (read, listed) = (squeezed(read), squeezed(listed));
+    let distance = edit::distance(&read, &listed);
+    (distance <= edit::reach(listed.chars().count())).then_some(distance)
+}
+
+/// Whether `read`, which our list does not spell, is a misreading of one of
+/// `listed` ([`misspelling_of`]): a district, a traffic unit's place.
+pub fn nearly_spells_one(read: &str, listed: impl IntoIterator<Item = impl AsRef<str>>) -> bool {
+    listed
+        .into_iter()
+        .any(|entry| misspelling_of(read, entry.as_ref()).is_some())
+}
+
 /// A field our list knows most values of but not all (a car's make, model,
 /// colour, insurer): the first hypothesis that folds to a list entry wins;
 /// otherwise the best reading as read (the card may print what the list lacks),
@@ -193,9 +211,8 @@ pub fn listed(readings: &Readings, key: &str, vocabulary: &[&str]) -> Option<Che
 }
 
 /// The first hypothesis folding to an entry of `vocabulary`; else `near` of the
-/// entry nearest to a hypothesis (within one edit for entries of up to four
-/// letters, two beyond), the hypothesis and the distance; else the best reading,
-/// flagged.
+/// entry nearest to a hypothesis misreading one ([`misspelling_of`]), the
+/// hypothesis and the distance; else the best reading, flagged.
 fn choose_from_list(
     readings: &Readings,
     key: &str,
@@ -213,11 +230,11 @@ fn choose_from_list(
     }
     let mut nearest: Option<(usize, &str, &Candidate)> = None;
     for candidate in candidates {
-        let folded = fold(&clean(&candidate.text));
-        for (f, entry) in &entries {
-            let distance = edit::distance(&folded, f);
-            let allowed = if f.chars().count() <= 4 { 1 } else { 2 };
-            if distance <= allowed && nearest.is_none_or(|(d, _, _)| distance < d) {
+        let read = clean(&candidate.text);
+        for entry in vocabulary {
+            if let Some(distance) = misspelling_of(&read, entry)
+                && nearest.is_none_or(|(d, _, _)| distance < d)
+            {
                 nearest = Some((distance, entry, candidate));
             }
         }

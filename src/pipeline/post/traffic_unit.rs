@@ -5,8 +5,8 @@
 //! nearly as likely, and a place still unlisted is
 //! kept as read, doubted when a listed place differs from it only within words.
 
-use super::address::{UNLISTED_PLACE_WEIGHT, nearly_spells_one, with_second_guesses};
-use super::text::doubted_as_misread;
+use super::address::{UNLISTED_PLACE_WEIGHT, with_second_guesses};
+use super::text::{doubted_as_misread, nearly_spells_one};
 use super::{Checked, Readings};
 use crate::domain::{lexicon, traffic_units};
 
