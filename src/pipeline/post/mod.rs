@@ -223,21 +223,26 @@ pub const DIGIT_DOUBT: f32 = 0.5;
 /// (on 3,000 lines of documents' texts, seed 4302: 3 right lines at 0.3, 45 at 0).
 pub const MERGED_DIGIT_RIVAL: f32 = 0.3;
 
-/// How likely, relative to the reading, a hypothesis reading another digit at the
-/// same place must be to cast doubt on it. On the tuning NID front pages (seed
-/// 4261), a quarter of the address lines read wrong at 0.8 or more were one digit
-/// of a house number (`٢٥` for `٣٥`, `٩٩٩` for `٩٩٣`) with the printed one in such
-/// a hypothesis; at 0.4, 5 of those 20 lines are doubted and 20 of 413 read right
-/// (at 0.3: 5 and 30; 0.5: 4 and 11); on the tuning front photos (seed 4247), none
-/// of 2 wrong and 7 of 91 right.
-pub const OTHER_DIGIT_RIVAL: f32 = 0.4;
+/// How likely, relative to the reading, a hypothesis reading other characters no
+/// rule checks must be to cast doubt on it: another digit at the same place of a
+/// house number, another serial. On the tuning NID front pages (seed 4261), a
+/// quarter of the address lines read wrong at 0.8 or more were one digit of a house
+/// number (`٢٥` for `٣٥`, `٩٩٩` for `٩٩٣`) with the printed one in such a
+/// hypothesis; at 0.4, 5 of those 20 lines are doubted and 20 of 413 read right (at
+/// 0.3: 5 and 30; 0.5: 4 and 11); on the tuning front photos (seed 4247), none of 2
+/// wrong and 7 of 91 right. Of the serials, it doubts the one of 290 read wrong at
+/// 0.8 or more on the pages (`H` for `M`) and none read right; on the photos, the
+/// one wrong (`6` for `0`) and 5 of 150 right (at 0.3: 13; at 0.5, the wrong one
+/// kept). Not applied to chassis and engine numbers, plates or names in Latin: their
+/// look-alikes (`S` and `5`, `B` and `8`) put a rival beside most right readings.
+pub const OTHER_READING_RIVAL: f32 = 0.4;
 
 impl LineReading {
     /// `confidence` of `text`, chosen among this line's hypotheses, at most
     /// [`DIGIT_DOUBT`] when another hypothesis nearly as likely is the same text
     /// with one more of a repeated digit ([`MERGED_DIGIT_RIVAL`]: the recognizer
     /// merges a doubled digit far more often than it invents one) or with other
-    /// digits in the same places ([`OTHER_DIGIT_RIVAL`]): a number must keep every
+    /// digits in the same places ([`OTHER_READING_RIVAL`]): a number must keep every
     /// digit printed, and no rule checks a house number's.
     pub fn keeping_every_digit(&self, text: &str, confidence: f32) -> f32 {
         let text = text::clean(text);
@@ -245,10 +250,34 @@ impl LineReading {
             let other = text::clean(&c.text);
             (c.confidence >= MERGED_DIGIT_RIVAL * confidence
                 && merges_a_doubled_digit(&other, &text))
-                || (c.confidence >= OTHER_DIGIT_RIVAL * confidence
+                || (c.confidence >= OTHER_READING_RIVAL * confidence
                     && reads_other_digits(&other, &text))
         });
         if doubted {
+            confidence.min(DIGIT_DOUBT)
+        } else {
+            confidence
+        }
+    }
+}
+
+impl LineReading {
+    /// `confidence` of `value`, which the field's rule (`as_value`) made of
+    /// hypothesis `chosen`, at most [`DIGIT_DOUBT`] when another hypothesis at least
+    /// [`OTHER_READING_RIVAL`] as likely passes the rule as another value: no rule
+    /// tells which of the two the card prints (a serial).
+    pub fn unrivalled(
+        &self,
+        value: &str,
+        chosen: &Candidate,
+        confidence: f32,
+        as_value: impl Fn(&str) -> Option<String>,
+    ) -> f32 {
+        let rivalled = self.all_candidates().any(|other| {
+            other.confidence >= OTHER_READING_RIVAL * chosen.confidence
+                && as_value(&other.text).is_some_and(|read| read != value)
+        });
+        if rivalled {
             confidence.min(DIGIT_DOUBT)
         } else {
             confidence

@@ -70,56 +70,65 @@ pub fn check(readings: &Readings) -> CheckedFields {
 
 /// The Latin serial: two capital letters and seven digits. Look-alike characters
 /// are mapped to the class each position needs (`1`→`I` in the letters, `O`→`0`
-/// in the digits).
+/// in the digits). No rule checks a serial's characters: one read beside a nearly
+/// as likely other serial is doubted ([`super::LineReading::unrivalled`]).
 pub fn serial(readings: &Readings, key: &str) -> Option<Checked> {
-    let candidates = &readings.get(key)?.candidates;
-    let best = candidates.first()?;
-    for (rank, candidate) in candidates.iter().enumerate() {
-        let compact: Vec<char> = candidate
-            .text
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        if compact.len() != 9 {
-            continue;
-        }
-        let mut fixed = String::new();
-        let mut edits = 0;
-        for (i, &c) in compact.iter().enumerate() {
-            let c = c.to_ascii_uppercase();
-            let mapped = if i < 2 {
-                match c {
-                    '1' => 'I',
-                    '0' => 'O',
-                    '5' => 'S',
-                    '8' => 'B',
-                    '2' => 'Z',
-                    c => c,
-                }
-            } else {
-                match c {
-                    'I' | 'L' => '1',
-                    'O' | 'D' => '0',
-                    'S' => '5',
-                    'B' => '8',
-                    'Z' => '2',
-                    c => c,
-                }
-            };
-            edits += usize::from(mapped != c);
-            fixed.push(mapped);
-        }
-        let valid = fixed.chars().take(2).all(|c| c.is_ascii_uppercase())
-            && fixed.chars().skip(2).all(|c| c.is_ascii_digit());
-        if valid {
-            let penalty = 0.85f32.powi(edits as i32 + rank as i32);
-            return Some(Checked::new(fixed, candidate.confidence * penalty));
-        }
+    let reading = readings.get(key)?;
+    let best = reading.best()?;
+    let Some((rank, candidate, (fixed, edits))) = reading
+        .candidates
+        .iter()
+        .enumerate()
+        .find_map(|(rank, c)| Some((rank, c, as_serial(&c.text)?)))
+    else {
+        return Some(Checked::new(
+            best.text.trim(),
+            best.confidence * text::FAILED_RULE,
+        ));
+    };
+    let confidence = candidate.confidence * 0.85f32.powi(edits as i32 + rank as i32);
+    let confidence = reading.unrivalled(&fixed, candidate, confidence, |text| {
+        as_serial(text).map(|(serial, _)| serial)
+    });
+    Some(Checked::new(fixed, confidence))
+}
+
+/// `text` as a serial, look-alikes mapped to each position's class, and how many
+/// were mapped; `None` when it is no serial even so.
+fn as_serial(text: &str) -> Option<(String, usize)> {
+    let compact: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.len() != 9 {
+        return None;
     }
-    Some(Checked::new(
-        best.text.trim(),
-        best.confidence * text::FAILED_RULE,
-    ))
+    let mut fixed = String::with_capacity(9);
+    let mut edits = 0;
+    for (i, &c) in compact.iter().enumerate() {
+        let c = c.to_ascii_uppercase();
+        let mapped = if i < 2 {
+            match c {
+                '1' => 'I',
+                '0' => 'O',
+                '5' => 'S',
+                '8' => 'B',
+                '2' => 'Z',
+                c => c,
+            }
+        } else {
+            match c {
+                'I' | 'L' => '1',
+                'O' | 'D' => '0',
+                'S' => '5',
+                'B' => '8',
+                'Z' => '2',
+                c => c,
+            }
+        };
+        edits += usize::from(mapped != c);
+        fixed.push(mapped);
+    }
+    let valid = fixed.chars().take(2).all(|c| c.is_ascii_uppercase())
+        && fixed.chars().skip(2).all(|c| c.is_ascii_digit());
+    valid.then_some((fixed, edits))
 }
 
 #[cfg(test)]
@@ -127,6 +136,7 @@ mod tests {
     use super::*;
 
     use crate::pipeline::post::test_support::confident as readings;
+    use crate::pipeline::post::test_support::hypotheses;
 
     #[test]
     fn checks_a_clean_front() {
@@ -178,5 +188,25 @@ mod tests {
         let checked = &check(&r)["serial"];
         assert_eq!(checked.text, "IB1234507");
         assert!(checked.confidence < 0.9);
+    }
+
+    #[test]
+    fn a_serial_read_beside_a_nearly_as_likely_other_serial_is_doubtful() {
+        let reading = |runner_up: f32| {
+            let r = hypotheses(
+                "serial",
+                &[
+                    ("HE2372388", 0.95),
+                    ("ME2372388", runner_up),
+                    ("HE 2372388", 0.9),
+                ],
+            );
+            check(&r)["serial"].clone()
+        };
+        let doubted = reading(0.6);
+        assert_eq!(doubted.text, "HE2372388");
+        assert!(doubted.confidence <= crate::pipeline::post::DIGIT_DOUBT);
+        // The same serial spaced otherwise, or an unlikely other one, casts no doubt.
+        assert!(reading(0.2).confidence > 0.9);
     }
 }
