@@ -4,10 +4,11 @@ use super::address::address_with_governorate;
 use super::nid::{self, Digits, Expect};
 use super::text::{self, DateForm};
 use super::traffic_unit::traffic_unit;
-use super::{CheckedFields, Readings};
+use super::{Checked, CheckedFields, Readings};
+use crate::domain::digits::to_ascii_digits;
 use crate::domain::vocab::vehicles::{COLOURS, FUEL_TYPES, INSURERS, MODELS, USAGE_TYPES};
 
-fn collect(entries: Vec<(&str, Option<super::Checked>)>) -> CheckedFields {
+fn collect(entries: Vec<(&str, Option<Checked>)>) -> CheckedFields {
     entries
         .into_iter()
         .filter_map(|(k, v)| Some((k.to_owned(), v?)))
@@ -56,6 +57,34 @@ fn vehicle_number(text: &str, lengths: std::ops::RangeInclusive<usize>) -> bool 
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
 }
 
+/// A chassis number is a 17-character VIN (ISO 3779) on cars built since 1981, a
+/// maker's frame number of at most twelve on some older ones: one of 13 to 16
+/// characters is most likely a VIN with characters lost (`KL1K3H225FW4972` for
+/// `KL1K3H225FW497248`), returned as read but doubted.
+fn chassis_number(readings: &Readings) -> Option<Checked> {
+    let checked = text::latin(readings, "chassis_number", |t| vehicle_number(t, 6..=17))?;
+    Some(match checked.text.len() {
+        13..=16 => text::doubted_as_misread(checked),
+        _ => checked,
+    })
+}
+
+/// No car's engine is smaller than this (the smallest sold in Egypt, the Suzuki
+/// 800's, has 796 cc): a size read under it is most likely a four-digit one with a
+/// repeated zero merged (`١٥٠` for `١٥٠٠`), returned as read but doubted.
+const SMALLEST_ENGINE_CC: u32 = 600;
+
+/// The engine's size in cc, doubted when smaller than any car's
+/// ([`SMALLEST_ENGINE_CC`]).
+fn engine_cc(readings: &Readings) -> Option<Checked> {
+    let checked = text::arabic_number(readings, "engine_cc", 3..=4)?;
+    let cc: Option<u32> = to_ascii_digits(&checked.text).parse().ok();
+    Some(match cc {
+        Some(cc) if cc < SMALLEST_ENGINE_CC => text::doubted_as_misread(checked),
+        _ => checked,
+    })
+}
+
 pub fn check_back(readings: &Readings) -> CheckedFields {
     let makes: Vec<&str> = MODELS.iter().map(|m| m.make).collect();
     let models: Vec<&str> = MODELS.iter().map(|m| m.model).collect();
@@ -66,10 +95,7 @@ pub fn check_back(readings: &Readings) -> CheckedFields {
         ("model", text::listed(readings, "model", &models)),
         ("year", text::arabic_number(readings, "year", 4..=4)),
         ("color", text::listed(readings, "color", &colours)),
-        (
-            "chassis_number",
-            text::latin(readings, "chassis_number", |t| vehicle_number(t, 6..=17)),
-        ),
+        ("chassis_number", chassis_number(readings)),
         (
             "engine_number",
             text::latin(readings, "engine_number", |t| vehicle_number(t, 4..=17)),
@@ -79,14 +105,40 @@ pub fn check_back(readings: &Readings) -> CheckedFields {
             "cylinders",
             text::arabic_number(readings, "cylinders", 1..=2),
         ),
-        (
-            "engine_cc",
-            text::arabic_number(readings, "engine_cc", 3..=4),
-        ),
+        ("engine_cc", engine_cc(readings)),
         ("body_type", text::listed(readings, "body_type", &bodies)),
         (
             "insurance_company",
             text::listed(readings, "insurance_company", INSURERS),
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::post::test_support::confident;
+
+    #[test]
+    fn an_engine_smaller_than_any_cars_or_a_vin_short_of_characters_is_read_but_doubted() {
+        let back = |cc: &str, chassis: &str| {
+            check_back(&confident(&[
+                ("engine_cc", cc),
+                ("chassis_number", chassis),
+            ]))
+        };
+        let doubted = back("١٥٠", "KL1K3H225FW4972");
+        assert_eq!(doubted["engine_cc"].text, "١٥٠");
+        assert_eq!(doubted["chassis_number"].text, "KL1K3H225FW4972");
+        assert!(doubted["engine_cc"].confidence < 0.8);
+        assert!(doubted["chassis_number"].confidence < 0.8);
+        let kept = back("٨٠٠", "KL1K3H225FW497248");
+        assert!(kept["engine_cc"].confidence >= 0.8);
+        assert!(kept["chassis_number"].confidence >= 0.8);
+        assert!(
+            back("١٥٠٠", "AE86123456")
+                .values()
+                .all(|c| c.confidence >= 0.8)
+        );
+    }
 }

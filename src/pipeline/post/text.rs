@@ -163,14 +163,14 @@ pub fn snap(readings: &Readings, key: &str, vocabulary: &[&str]) -> Option<Check
     })
 }
 
-/// At most this confident is a value our list lacks while nearly spelling a
-/// listed one (a district, a traffic unit's place, a car's make, model, colour or
-/// insurer): likely a misreading of it (`المياط` for `العياط`, `الأقصرالجديدة` for
-/// `الأقصر الجديدة`), possibly a value the list lacks, so listed for review. The
-/// text is never rewritten into the entry: a field returns what the card prints.
-/// On the held-out-font NID front scans (seed 6034), six of the 19 fields read
-/// wrong at 0.8 or more were such a district, and no district read right is
-/// doubted (the generator prints listed ones).
+/// At most this confident is a value likely misread though the card may print it,
+/// so listed for review: one our list lacks while nearly spelling a listed one (a
+/// district, a traffic unit's place, a car's make, model, colour or insurer:
+/// `المياط` for `العياط`, `الأقصرالجديدة` for `الأقصر الجديدة`), a car's engine
+/// size or chassis number no car has. The text is never rewritten: a field returns
+/// what the card prints. On the held-out-font NID front scans (seed 6034), six of
+/// the 19 fields read wrong at 0.8 or more were such a district, and no district
+/// read right is doubted (the generator prints listed ones).
 pub const MISREAD_DOUBT: f32 = 0.6;
 
 /// `checked` as read, at most [`MISREAD_DOUBT`] confident.
