@@ -13,7 +13,10 @@ pub fn regions(kind: DocumentKind) -> Vec<FieldRegion> {
     layout
         .fields
         .iter()
-        .map(|f| masks.region(&f.key, &f.rect, f.size, f.align))
+        .map(|f| FieldRegion {
+            optional: f.optional,
+            ..masks.region(&f.key, &f.rect, f.size, f.align)
+        })
         .collect()
 }
 
@@ -22,7 +25,11 @@ pub fn regions(kind: DocumentKind) -> Vec<FieldRegion> {
 pub fn title_region(kind: DocumentKind) -> Option<FieldRegion> {
     let layout = layout::builtin(kind);
     let title = layout.title()?;
-    Some(Masks::of(layout).region("title", &title.rect, title.size, title.align))
+    // Read on a card that may be another kind's, where the box is blank.
+    Some(FieldRegion {
+        optional: true,
+        ..Masks::of(layout).region("title", &title.rect, title.size, title.align)
+    })
 }
 
 /// A layout's fixed texts and solid graphics, as rectangles.
@@ -67,6 +74,7 @@ impl Masks {
             em: (size.min + size.max) / 2.0,
             align,
             masks,
+            optional: false,
         }
     }
 }
