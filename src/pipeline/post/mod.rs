@@ -259,9 +259,7 @@ impl LineReading {
             confidence
         }
     }
-}
 
-impl LineReading {
     /// `confidence` of `value`, which the field's rule (`as_value`) made of
     /// hypothesis `chosen`, at most [`DIGIT_DOUBT`] when another hypothesis at least
     /// [`OTHER_READING_RIVAL`] as likely passes the rule as another value: no rule
