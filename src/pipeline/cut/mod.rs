@@ -6,12 +6,16 @@
 //! centre, then the run of columns holding it that ends at the box's aligned edge
 //! (right for Arabic), so a pale emblem further in does not win over a short name.
 //! A box with no ink yields no crop, which is how optional fields (workplace,
-//! husband) are found absent. Fields are found together: when two boxes take the
-//! same line, the box it sits nearer keeps it and the other looks again without it.
+//! husband) are found absent. A printed rule crossing the box (a card face's
+//! header curve) is not ink of any line ([`rules`]). Fields are found together:
+//! when two boxes take the same line, the box it sits nearer keeps it and the
+//! other looks again without it.
 
 use image::{GrayImage, imageops};
 
 use crate::recognizer::preprocess::Histogram;
+
+mod rules;
 
 pub use crate::layout::Align;
 
@@ -143,7 +147,12 @@ fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Opti
             line.y1 as f32,
         );
     }
-    let ink = ink_mask(&window, &others, region.min_contrast())?;
+    let mut ink = ink_mask(&window, &others, region.min_contrast())?;
+    // A header curve or table rule crossing the box outweighs a short name.
+    let rules = rules::across(card, (x0, y0, x1, y1), em);
+    for (ink, rule) in ink.iter_mut().zip(rules) {
+        *ink &= !rule;
+    }
     let window = InkWindow {
         ink: &ink,
         width: ww,
@@ -708,6 +717,50 @@ mod tests {
         let crops = cut_lines(&card, &regions);
         assert_eq!(crops.len(), 1, "{crops:?}");
         assert_eq!(crops[0].key, "job");
+    }
+
+    #[test]
+    fn a_header_curve_crossing_the_box_is_not_the_names_line() {
+        // A short first name low in its box, under a dark curve 4 px thick that
+        // crosses the whole box and outweighs it.
+        let mut card = card_with_lines(&[(0.345, 0.85, 0.95, 0.04)]);
+        for x in 250..1000 {
+            let u = x as f32 / 1000.0;
+            let cy = 630.0 * (0.30 + 0.02 * (u * 9.0).sin());
+            for y in (cy - 2.0) as u32..(cy + 2.0) as u32 {
+                card.put_pixel(x, y, Luma([70]));
+            }
+        }
+        let name = region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04);
+        let line = find_line(&card, &name).unwrap();
+        let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
+        assert!((cy - 0.345).abs() < 0.01, "{line:?}");
+        assert!(line.x0 > 800, "{line:?}");
+    }
+
+    #[test]
+    fn a_flat_word_with_loops_is_text_and_not_a_rule() {
+        // Four ems of a monospaced word whose letters are all low: a 2 px
+        // baseline with a small loop every 15 px, never an em thick.
+        let mut card = card_with_lines(&[]);
+        let y = 210;
+        for x in 850..950 {
+            for dy in 0..2 {
+                card.put_pixel(x, y + dy, Luma([40]));
+            }
+            let in_loop = (x - 850) % 15;
+            if in_loop < 8 {
+                card.put_pixel(x, y - 4, Luma([40]));
+            }
+            if in_loop == 0 || in_loop == 7 {
+                for dy in 1..4 {
+                    card.put_pixel(x, y - dy, Luma([40]));
+                }
+            }
+        }
+        let name = region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04);
+        let line = find_line(&card, &name).expect("the word is a line");
+        assert!(line.x0 < 850 && line.x1 > 945, "{line:?}");
     }
 
     #[test]
