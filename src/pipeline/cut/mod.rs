@@ -6,8 +6,9 @@
 //! centre, then the run of columns holding it that ends at the box's aligned edge
 //! (right for Arabic), so a pale emblem further in does not win over a short name.
 //! A box with no ink yields no crop, which is how optional fields (workplace,
-//! husband) are found absent. A printed rule crossing the box (a card face's
-//! header curve) is not ink of any line ([`rules`]). Fields are found together:
+//! husband) are found absent. Ink is what lies a stroke's depth under the paper
+//! around it ([`depth`]), so a tinted panel is none; a printed rule crossing the
+//! box (a card face's header curve) is not ink of any line ([`rules`]). Fields are found together:
 //! when two boxes take the same line, the box it sits nearer keeps it and the
 //! other looks again without it.
 
@@ -15,6 +16,7 @@ use image::{GrayImage, imageops};
 
 use crate::recognizer::preprocess::Histogram;
 
+mod depth;
 mod rules;
 
 pub use crate::layout::Align;
@@ -147,7 +149,7 @@ fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Opti
             line.y1 as f32,
         );
     }
-    let mut ink = ink_mask(&window, &others, region.min_contrast())?;
+    let mut ink = ink_mask(&window, &others, region.min_contrast(), em)?;
     // A header curve or table rule crossing the box outweighs a short name.
     let rules = rules::across(card, (x0, y0, x1, y1), em);
     for (ink, rule) in ink.iter_mut().zip(rules) {
@@ -355,8 +357,16 @@ fn pad(ink: LineBox, region: &FieldRegion, card: &GrayImage) -> LineBox {
 /// ever against the paper beside them (they were cut off the line, and the
 /// part read was taken for all of it). Excluded pixels set neither level, so a
 /// black barcode beside a thin date does not lift the threshold above the date's
-/// grey. `None` when the ink is not `min_contrast` darker than the paper.
-fn ink_mask(window: &GrayImage, excluded: &[bool], min_contrast: f32) -> Option<Vec<bool>> {
+/// grey. Only pixels a stroke's depth under the paper around them count
+/// ([`depth::stroke_depth`]): a header panel tinted as dark as ink, or lit into
+/// the raised threshold by glare beside it, is wider than a stroke. `None` when
+/// the ink is not `min_contrast` darker than the paper.
+fn ink_mask(
+    window: &GrayImage,
+    excluded: &[bool],
+    min_contrast: f32,
+    em: f32,
+) -> Option<Vec<bool>> {
     let values = window.pixels().zip(excluded).filter(|(_, out)| !**out);
     let histogram = Histogram::of(values.map(|(p, _)| p.0[0]));
     let (ink, paper) = (histogram.percentile(0.002), histogram.percentile(PAPER));
@@ -365,6 +375,8 @@ fn ink_mask(window: &GrayImage, excluded: &[bool], min_contrast: f32) -> Option<
     }
     let threshold = ink + 0.45 * (paper - ink);
     let local = column_paper(window, excluded, paper);
+    let depth = depth::stroke_depth(window, ((STROKE_REACH * em) as usize).max(2));
+    let least_depth = STROKE_DEPTH * (paper - ink);
     let width = window.width() as usize;
     Some(
         window
@@ -373,6 +385,7 @@ fn ink_mask(window: &GrayImage, excluded: &[bool], min_contrast: f32) -> Option<
             .enumerate()
             .map(|(i, (p, &out))| {
                 !out && f32::from(p.0[0]) < threshold + (local[i % width] - paper).max(0.0)
+                    && f32::from(depth[i]) >= least_depth
             })
             .collect(),
     )
@@ -380,6 +393,16 @@ fn ink_mask(window: &GrayImage, excluded: &[bool], min_contrast: f32) -> Option<
 
 /// The percentile of a window's pixels taken for its paper (text covers far less).
 const PAPER: f64 = 0.85;
+
+/// Half the side, in ems, of the square that fills strokes with the paper around
+/// them ([`depth::stroke_depth`]): wider than the boldest stroke, narrower than a
+/// tinted header panel, which the column threshold takes for ink where a photo's
+/// glare lifts the paper beside it.
+const STROKE_REACH: f32 = 0.3;
+
+/// The least depth of an ink pixel below that filled level, as a share of the
+/// window's paper-to-ink contrast.
+const STROKE_DEPTH: f32 = 0.25;
 
 /// The least ink-to-paper contrast of a line every card prints. A faded card
 /// scanned at 150 or 200 dpi prints its lines 25 to 40 grey levels under its paper
@@ -590,13 +613,15 @@ mod tests {
     }
 
     /// A 1000×630 card with a pale pattern and dark "words" on the given rows
-    /// (y centre, x range, em) all as fractions.
+    /// (y centre, x range, em) all as fractions: strokes as letters are, a
+    /// baseline a fifth of an em thick with a 2 px stem rising every 6 px.
     fn card_with_lines(lines: &[(f32, f32, f32, f32)]) -> GrayImage {
         GrayImage::from_fn(1000, 630, |x, y| {
             let (u, v) = (x as f32 / 1000.0, y as f32 / 630.0);
             for &(cy, ux0, ux1, em) in lines {
                 let in_word = ((u - ux0) * 1000.0 / (em * 630.0 * 2.5)).fract() < 0.8;
-                if (v - cy).abs() < em * 0.45 && u >= ux0 && u <= ux1 && in_word {
+                let stroke = v - cy > 0.25 * em || x % 6 < 2;
+                if (v - cy).abs() < em * 0.45 && u >= ux0 && u <= ux1 && in_word && stroke {
                     return Luma([25]);
                 }
             }
@@ -739,6 +764,23 @@ mod tests {
     }
 
     #[test]
+    fn a_tinted_panel_reaching_into_the_box_is_not_the_names_line() {
+        // A short first name low in its box; above it, across most of the box, a
+        // header panel tinted as dark as ink, far wider and taller than a stroke.
+        let mut card = card_with_lines(&[(0.345, 0.88, 0.95, 0.04)]);
+        for y in 180..208 {
+            for x in 300..860 {
+                card.put_pixel(x, y, Luma([90]));
+            }
+        }
+        let name = region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04);
+        let line = find_line(&card, &name).unwrap();
+        let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
+        assert!((cy - 0.345).abs() < 0.01, "{line:?}");
+        assert!(line.x0 > 820, "{line:?}");
+    }
+
+    #[test]
     fn a_flat_word_with_loops_is_text_and_not_a_rule() {
         // Four ems of a monospaced word whose letters are all low: a 2 px
         // baseline with a small loop every 15 px, never an em thick.
@@ -766,10 +808,11 @@ mod tests {
     #[test]
     fn a_short_name_at_its_aligned_edge_beats_a_heavier_emblem() {
         // A four-letter first name at the box's right edge; further in, a pale emblem
-        // dark enough to pass the ink threshold and with more ink than the name.
+        // dark enough to pass the ink threshold and with more ink than the name:
+        // a grid of engraved lines.
         let mut card = card_with_lines(&[(0.333, 0.90, 0.95, 0.04)]);
         for y in 190..235 {
-            for x in 450..650 {
+            for x in (450..650).filter(|x| x % 5 < 2 || y % 5 < 2) {
                 card.put_pixel(x, y, Luma([95]));
             }
         }

@@ -19,7 +19,7 @@ pub(super) fn across(
     let wide = imageops::crop_imm(card, wide_x0, y0, wide_x1 - wide_x0, y1 - y0).to_image();
     let wide_width = wide.width() as usize;
     let nothing_excluded = vec![false; wide.as_raw().len()];
-    let Some(ink) = super::ink_mask(&wide, &nothing_excluded, 0.0) else {
+    let Some(ink) = super::ink_mask(&wide, &nothing_excluded, 0.0, em) else {
         return vec![false; (x1 - x0) as usize * (y1 - y0) as usize];
     };
     let (width, height) = ((x1 - x0) as usize, (y1 - y0) as usize);
