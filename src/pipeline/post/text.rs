@@ -121,8 +121,13 @@ pub enum Names {
 
 impl Names {
     /// Whether `text`, read as these names, holds a word the list should know and
-    /// does not.
+    /// does not, or a Latin letter: the line is printed in Arabic, and Latin
+    /// there is another line's (a passport's Latin name under its Arabic one,
+    /// that one too pale under glare to be found).
     fn has_an_unlisted_word(self, text: &str) -> bool {
+        if text.chars().any(|c| c.is_ascii_alphabetic()) {
+            return true;
+        }
         match self {
             Names::Egyptian { label_words } => name_list::unlisted_words(text) > label_words,
             Names::Foreign => false,
@@ -465,6 +470,13 @@ mod tests {
         // A foreigner's names are not expected on the list of Egyptian ones.
         let foreign = readings("name_ar", &[("جيمان", 0.97)]);
         assert_eq!(foreign_name(&foreign, "name_ar").unwrap().confidence, 0.97);
+    }
+
+    #[test]
+    fn an_arabic_name_line_read_in_latin_letters_is_not_sure() {
+        let latin = readings("name_ar", &[("BAKR ZIAD MORSY TAYEH", 0.97)]);
+        assert!(name(&latin, "name_ar").unwrap().confidence < 0.8);
+        assert!(foreign_name(&latin, "name_ar").unwrap().confidence < 0.8);
     }
 
     #[test]
