@@ -11,19 +11,25 @@ use image::GrayImage;
 /// extreme across its rows, so each pass runs along one direction; the rows'
 /// passes run down the columns of the transposed window.
 pub(super) fn stroke_depth(window: &GrayImage, reach: usize) -> Vec<u8> {
+    let closed = paper_around(window, reach);
+    closed
+        .iter()
+        .zip(window.as_raw())
+        .map(|(&c, &g)| c.saturating_sub(g))
+        .collect()
+}
+
+/// Per pixel (row-major), the closing of `window` by a square of side
+/// `2 * reach + 1`: the paper's level there, strokes narrower than the square
+/// filled in.
+pub(super) fn paper_around(window: &GrayImage, reach: usize) -> Vec<u8> {
     let (width, height) = (window.width() as usize, window.height() as usize);
-    let grey = window.as_raw();
-    let brightest = along_columns(grey, width, height, reach, Extreme::Brightest);
+    let brightest = along_columns(window.as_raw(), width, height, reach, Extreme::Brightest);
     let across = transpose(&brightest, width, height);
     let across = along_columns(&across, height, width, reach, Extreme::Brightest);
     let across = along_columns(&across, height, width, reach, Extreme::Darkest);
     let darkest = transpose(&across, height, width);
-    let closed = along_columns(&darkest, width, height, reach, Extreme::Darkest);
-    closed
-        .iter()
-        .zip(grey)
-        .map(|(&c, &g)| c.saturating_sub(g))
-        .collect()
+    along_columns(&darkest, width, height, reach, Extreme::Darkest)
 }
 
 #[derive(Clone, Copy)]

@@ -117,7 +117,7 @@ struct FoundInk {
 fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Option<FoundInk> {
     let (w, h) = (card.width() as f32, card.height() as f32);
     let [rx0, ry0, rx1, ry1] = region.rect;
-    let em = (region.em * h).max(4.0);
+    let em = em_pixels(region, card);
     let x0 = ((rx0 - MARGIN_X) * w).max(0.0) as u32;
     let x1 = (((rx1 + MARGIN_X) * w).min(w)) as u32;
     let y0 = ((ry0 - MARGIN_Y) * h).max(0.0) as u32;
@@ -335,9 +335,14 @@ impl InkWindow<'_> {
     }
 }
 
+/// `region`'s font em height on `card`, in pixels.
+fn em_pixels(region: &FieldRegion, card: &GrayImage) -> f32 {
+    (region.em * card.height() as f32).max(4.0)
+}
+
 /// The crop of a line's ink: with paper around it, as the recognizer reads best.
 fn pad(ink: LineBox, region: &FieldRegion, card: &GrayImage) -> LineBox {
-    let em = (region.em * card.height() as f32).max(4.0);
+    let em = em_pixels(region, card);
     let pad_x = (PAD_X * em) as u32;
     let pad_y = (PAD_Y * em) as u32;
     LineBox {
@@ -452,9 +457,10 @@ pub fn cut_lines(card: &GrayImage, regions: &[FieldRegion]) -> Vec<LineCrop> {
         .zip(regions)
         .filter_map(|(ink, region)| {
             let line = pad(ink?, region, card);
-            let image =
+            let mut image =
                 imageops::crop_imm(card, line.x0, line.y0, line.x1 - line.x0, line.y1 - line.y0)
                     .to_image();
+            rules::paint_out(&mut image, card, line, em_pixels(region, card));
             Some(LineCrop {
                 key: region.key.clone(),
                 line,

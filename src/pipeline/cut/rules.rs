@@ -4,6 +4,8 @@
 
 use image::{GrayImage, imageops};
 
+use super::LineBox;
+
 /// The pixels of the window `(x0, y0, x1, y1)` of `card` (row-major) that printed
 /// rules cross ([`rule_pixels`]), with a pixel above and below their ink (the
 /// window's own ink threshold may take in more of a rule's edge). Rules are
@@ -36,6 +38,22 @@ pub(super) fn across(
         }
     }
     out
+}
+
+/// `crop`, cut from `card` at `line`, with the ink of printed rules crossing it
+/// ([`across`]) painted over with the paper around it: a header curve running
+/// through a car's make or colour is read as letters of it.
+pub(super) fn paint_out(crop: &mut GrayImage, card: &GrayImage, line: LineBox, em: f32) {
+    let rules = across(card, (line.x0, line.y0, line.x1, line.y1), em);
+    if !rules.contains(&true) {
+        return;
+    }
+    let paper = super::depth::paper_around(crop, (RULE_THICKNESS * em) as usize + 2);
+    for ((pixel, &rule), &paper) in crop.pixels_mut().zip(&rules).zip(&paper) {
+        if rule {
+            pixel.0[0] = paper;
+        }
+    }
 }
 
 /// The pixels of printed rules in an ink mask (row-major, `width` wide): chains
@@ -159,6 +177,26 @@ mod tests {
             ink[y * width + 30] = true;
         }
         ink
+    }
+
+    #[test]
+    fn a_rule_crossing_a_crop_is_painted_over_with_paper_and_the_text_is_kept() {
+        // A 3 px rule across a crop, and a word's stem standing on it.
+        let card = GrayImage::from_fn(400, 60, |x, y| {
+            let rule = (29..32).contains(&y) && (10..390).contains(&x);
+            let stem = (199..202).contains(&x) && (12..45).contains(&y);
+            image::Luma([if rule || stem { 60 } else { 210 }])
+        });
+        let line = LineBox {
+            x0: 0,
+            y0: 0,
+            x1: 400,
+            y1: 60,
+        };
+        let mut crop = card.clone();
+        paint_out(&mut crop, &card, line, 20.0);
+        assert_eq!(crop.get_pixel(100, 30).0[0], 210, "the rule");
+        assert_eq!(crop.get_pixel(200, 18).0[0], 60, "the stem above it");
     }
 
     #[test]
