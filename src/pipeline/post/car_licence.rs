@@ -85,6 +85,21 @@ fn engine_cc(readings: &Readings) -> Option<Checked> {
     })
 }
 
+/// The model years a car licence can print: a year outside them is most likely a
+/// digit misread (`٣٠٢٠` for `٢٠٢٠`, where a header curve crossed the `٢`),
+/// returned as read but doubted.
+const MODEL_YEARS: std::ops::RangeInclusive<u32> = 1900..=2099;
+
+/// The car's model year, doubted outside [`MODEL_YEARS`].
+fn year(readings: &Readings) -> Option<Checked> {
+    let checked = text::arabic_number(readings, "year", 4..=4)?;
+    let year: Option<u32> = to_ascii_digits(&checked.text).parse().ok();
+    Some(match year {
+        Some(year) if MODEL_YEARS.contains(&year) => checked,
+        _ => text::doubted_as_misread(checked),
+    })
+}
+
 pub fn check_back(readings: &Readings) -> CheckedFields {
     let makes: Vec<&str> = MODELS.iter().map(|m| m.make).collect();
     let models: Vec<&str> = MODELS.iter().map(|m| m.model).collect();
@@ -93,7 +108,7 @@ pub fn check_back(readings: &Readings) -> CheckedFields {
     collect(vec![
         ("make", text::listed(readings, "make", &makes)),
         ("model", text::listed(readings, "model", &models)),
-        ("year", text::arabic_number(readings, "year", 4..=4)),
+        ("year", year(readings)),
         ("color", text::listed(readings, "color", &colours)),
         ("chassis_number", chassis_number(readings)),
         (
@@ -118,6 +133,16 @@ pub fn check_back(readings: &Readings) -> CheckedFields {
 mod tests {
     use super::*;
     use crate::pipeline::post::test_support::confident;
+
+    #[test]
+    fn a_model_year_no_car_has_is_read_but_doubted() {
+        let year = |text: &str| check_back(&confident(&[("year", text)]))["year"].clone();
+        let doubted = year("٣٠٢٠");
+        assert_eq!(doubted.text, "٣٠٢٠");
+        assert!(doubted.confidence < 0.8);
+        assert!(year("٢٠٢٠").confidence >= 0.8);
+        assert!(year("١٩٩٨").confidence >= 0.8);
+    }
 
     #[test]
     fn an_engine_smaller_than_any_cars_or_a_vin_short_of_characters_is_read_but_doubted() {
