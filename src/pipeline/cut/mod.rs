@@ -8,9 +8,9 @@
 //! A box with no ink yields no crop, which is how optional fields (workplace,
 //! husband) are found absent. Ink is what lies a stroke's depth under the paper
 //! around it ([`depth`]), so a tinted panel is none; a printed rule crossing the
-//! box (a card face's header curve) is not ink of any line ([`rules`]). Fields are found together:
-//! when two boxes take the same line, the box it sits nearer keeps it and the
-//! other looks again without it.
+//! box (a card face's header curve) is not ink of any line, and is painted out of
+//! the crop ([`rules`]). Fields are found together: when two boxes take the same
+//! line, the box it sits nearer keeps it and the other looks again without it.
 
 use image::{GrayImage, imageops};
 
