@@ -149,12 +149,13 @@ fn find_ink(card: &GrayImage, region: &FieldRegion, blanked: &[LineBox]) -> Opti
             line.y1 as f32,
         );
     }
-    let mut ink = ink_mask(&window, &others, region.min_contrast(), em)?;
-    // A header curve or table rule crossing the box outweighs a short name.
+    // A header curve or table rule crossing the box outweighs a short name, and
+    // darker than pale print it would set the window's ink level.
     let rules = rules::across(card, (x0, y0, x1, y1), em);
-    for (ink, rule) in ink.iter_mut().zip(rules) {
-        *ink &= !rule;
+    for (other, &rule) in others.iter_mut().zip(&rules) {
+        *other |= rule;
     }
+    let ink = ink_mask(&window, &others, region.min_contrast(), em)?;
     let window = InkWindow {
         ink: &ink,
         width: ww,
@@ -764,6 +765,31 @@ mod tests {
         }
         let name = region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04);
         let line = find_line(&card, &name).unwrap();
+        let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
+        assert!((cy - 0.345).abs() < 0.01, "{line:?}");
+        assert!(line.x0 > 800, "{line:?}");
+    }
+
+    #[test]
+    fn a_pale_name_under_a_darker_header_curve_keeps_its_line() {
+        // A faded first name, 55 grey levels under the paper, low in its box; a
+        // curve far darker than it crosses the box. Taken as the window's ink
+        // level, the curve would leave the name's strokes above the threshold.
+        let mut card = card_with_lines(&[(0.345, 0.85, 0.95, 0.04)]);
+        for p in card.pixels_mut() {
+            if p.0[0] < 100 {
+                p.0[0] = 160;
+            }
+        }
+        for x in 250..1000 {
+            let u = x as f32 / 1000.0;
+            let cy = 630.0 * (0.30 + 0.02 * (u * 9.0).sin());
+            for y in (cy - 2.0) as u32..(cy + 2.0) as u32 {
+                card.put_pixel(x, y, Luma([40]));
+            }
+        }
+        let name = region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04);
+        let line = find_line(&card, &name).expect("the pale name's line");
         let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
         assert!((cy - 0.345).abs() < 0.01, "{line:?}");
         assert!(line.x0 > 800, "{line:?}");

