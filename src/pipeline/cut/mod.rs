@@ -751,18 +751,24 @@ mod tests {
         assert_eq!(crops[0].key, "job");
     }
 
+    /// A wavy header curve 4 px thick, `grey` dark, across the right three
+    /// quarters of a [`card_with_lines`] card, just above a first name's line.
+    fn draw_header_curve(card: &mut GrayImage, grey: u8) {
+        for x in 250..1000 {
+            let u = x as f32 / 1000.0;
+            let cy = 630.0 * (0.30 + 0.02 * (u * 9.0).sin());
+            for y in (cy - 2.0) as u32..(cy + 2.0) as u32 {
+                card.put_pixel(x, y, Luma([grey]));
+            }
+        }
+    }
+
     #[test]
     fn a_header_curve_crossing_the_box_is_not_the_names_line() {
         // A short first name low in its box, under a dark curve 4 px thick that
         // crosses the whole box and outweighs it.
         let mut card = card_with_lines(&[(0.345, 0.85, 0.95, 0.04)]);
-        for x in 250..1000 {
-            let u = x as f32 / 1000.0;
-            let cy = 630.0 * (0.30 + 0.02 * (u * 9.0).sin());
-            for y in (cy - 2.0) as u32..(cy + 2.0) as u32 {
-                card.put_pixel(x, y, Luma([70]));
-            }
-        }
+        draw_header_curve(&mut card, 70);
         let name = region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04);
         let line = find_line(&card, &name).unwrap();
         let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
@@ -781,13 +787,7 @@ mod tests {
                 p.0[0] = 160;
             }
         }
-        for x in 250..1000 {
-            let u = x as f32 / 1000.0;
-            let cy = 630.0 * (0.30 + 0.02 * (u * 9.0).sin());
-            for y in (cy - 2.0) as u32..(cy + 2.0) as u32 {
-                card.put_pixel(x, y, Luma([40]));
-            }
-        }
+        draw_header_curve(&mut card, 40);
         let name = region("first_name", [0.40, 0.29, 0.95, 0.376], 0.04);
         let line = find_line(&card, &name).expect("the pale name's line");
         let cy = (line.y0 + line.y1) as f32 / 2.0 / 630.0;
